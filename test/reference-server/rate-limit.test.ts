@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../fixtures/reference-server/rate-limiter.js';
+import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
+import { post } from '../helpers/mcp-http.js';
+
+const plan = { ratePerSecond: 5, burst: 4, maxBlocks: 10 };
+
+describe('token bucket', () => {
+  it('allows a burst, then the refill rate, and says when the next token comes', () => {
+    let t = 0;
+    const limiter = new RateLimiter(() => t);
+    for (let i = 0; i < 4; i++) expect(limiter.take('k', plan).allowed).toBe(true);
+    const denied = limiter.take('k', plan);
+    expect(denied).toMatchObject({ allowed: false });
+    expect(denied.allowed === false && denied.retryAfterMs).toBeCloseTo(200, 5);
+    t = 199;
+    expect(limiter.take('k', plan).allowed).toBe(false);
+    t = 400;
+    expect(limiter.take('k', plan).allowed).toBe(true);
+    t = 10_000;
+    // Idle time refills to the burst, never beyond it.
+    for (let i = 0; i < 4; i++) expect(limiter.take('k', plan).allowed).toBe(true);
+    expect(limiter.take('k', plan).allowed).toBe(false);
+  });
+
+  it('keeps one bucket per key', () => {
+    const limiter = new RateLimiter(() => 0);
+    for (let i = 0; i < 4; i++) limiter.take('a', plan);
+    expect(limiter.take('a', plan).allowed).toBe(false);
+    expect(limiter.take('b', plan).allowed).toBe(true);
+  });
+});
+
+describe('429 on the MCP endpoint', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReference({ plans: { tiny: plan }, bootstrapPlan: 'tiny' });
+  });
+  afterAll(() => server.close());
+  const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+
+  it('past the burst: 429 with Retry-After and RateLimit fields; waiting Retry-After is enough', async () => {
+    const { apiKey } = await bootstrap(server);
+    const statuses: number[] = [];
+    let limited;
+    for (let i = 0; i < 10 && !limited; i++) {
+      const reply = await post(server.mcpUrl, list(i), { key: apiKey });
+      statuses.push(reply.status);
+      if (reply.status === 429) limited = reply;
+    }
+    expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
+    expect(limited).toBeDefined();
+    const retryAfter = limited!.headers.get('retry-after');
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(limited!.headers.get('ratelimit-policy')).toBe('"tiny";q=4;w=1');
+    expect(limited!.headers.get('ratelimit')).toMatch(/^"tiny";r=0;t=\d+$/);
+    expect(limited!.headers.get('cache-control')).toBe('no-store');
+    expect(limited!.json).toMatchObject({ jsonrpc: '2.0', id: statuses.length - 1, error: { code: expect.any(Number), message: expect.stringMatching(/rate limit/i) } });
+    expect(limited!.json.error.code < -32768 || limited!.json.error.code > -32000).toBe(true);
+    await new Promise((r) => setTimeout(r, Number(retryAfter) * 1000));
+    expect((await post(server.mcpUrl, list(99), { key: apiKey })).status).toBe(200);
+  });
+
+  it('one key being throttled does not touch another key', async () => {
+    const a = await bootstrap(server);
+    const b = await bootstrap(server);
+    for (let i = 0; i < 6; i++) await post(server.mcpUrl, list(i), { key: a.apiKey });
+    expect((await post(server.mcpUrl, list(1), { key: a.apiKey })).status).toBe(429);
+    expect((await post(server.mcpUrl, list(1), { key: b.apiKey })).status).toBe(200);
+  });
+
+  it('successful replies carry the RateLimit fields too', async () => {
+    const { apiKey } = await bootstrap(server);
+    const reply = await post(server.mcpUrl, list(1), { key: apiKey });
+    expect(reply.headers.get('ratelimit')).toMatch(/^"tiny";r=3;t=\d+$/);
+  });
+});
