@@ -1,0 +1,79 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startReferenceServer } from '../../fixtures/reference-server/app.js';
+
+const tsx = (script: string, args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', `fixtures/reference-server/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
+const dir = mkdtempSync(join(tmpdir(), 'ref-cli-'));
+
+describe('admin command', () => {
+  const db = join(dir, 'admin.db');
+  let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
+  afterAll(() => server?.close());
+
+  it('creates a workspace, mints a key the server accepts, lists without secrets, revokes it', async () => {
+    const created = tsx('admin.ts', ['workspace', 'create', '--db', db, '--name', 'Acme', '--plan', 'team']);
+    expect(created.status).toBe(0);
+    const { workspace } = JSON.parse(created.stdout);
+    const minted = tsx('admin.ts', ['key', 'mint', '--db', db, '--workspace', workspace.id, '--label', 'ci-runner']);
+    expect(minted.status).toBe(0);
+    const { id, apiKey } = JSON.parse(minted.stdout);
+    expect(apiKey).toMatch(/^cnv_live_[A-Za-z0-9]{40}$/);
+    expect(minted.stderr).not.toContain(apiKey);
+
+    server = await startReferenceServer({ dbPath: db });
+    const ask = () => fetch(server!.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect((await ask()).status).toBe(200);
+
+    const listed = tsx('admin.ts', ['key', 'list', '--db', db]);
+    expect(listed.stdout).toContain('ci-runner');
+    expect(listed.stdout).not.toContain(apiKey);
+
+    expect(tsx('admin.ts', ['key', 'revoke', '--db', db, '--id', id]).status).toBe(0);
+    // Another process revoked it in the shared file; the running server sees it on the next request.
+    expect((await ask()).status).toBe(401);
+    expect(tsx('admin.ts', ['key', 'revoke', '--db', db, '--id', id]).status).toBe(2);
+  }, 60_000);
+
+  it.each([
+    [['key', 'mint'], /--db/],
+    [['frobnicate', '--db', join(dir, 'x.db')], /unknown command/],
+    [['key', 'list', '--db', join(dir, 'x.db'), '--bogus'], /bogus/],
+    [['workspace', 'create', '--db', join(dir, 'y.db'), '--name', 'n', '--plan', 'platinum'], /unknown plan/],
+  ])('rejects %j with exit 2 and a message', (args, message) => {
+    const res = tsx('admin.ts', args);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(message);
+  });
+});
+
+describe('reference server command', () => {
+  it('prints its base URL and serves', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/reference-server/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));
+        child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+
+  it.each([
+    [['--bogus'], /bogus/],
+    [['--port', 'abc'], /--port/],
+    [['--config', join(dir, 'missing.json')], /cannot read config/],
+    [['--config', (() => { const f = join(dir, 'bad.json'); writeFileSync(f, '{nope'); return f; })()], /not valid JSON/],
+    [['--config', (() => { const f = join(dir, 'prefix.json'); writeFileSync(f, '{"keyPrefix":"Bad Prefix"}'); return f; })()], /keyPrefix/],
+  ])('rejects %j with exit 2 and a message', (args, message) => {
+    const res = tsx('main.ts', args);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(message);
+  });
+});
