@@ -3,6 +3,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../fixtures/reference-server/keys.js';
+import { fieldValue, mcpHeaders } from '../../fixtures/reference-server/stdio-proxy/headers.js';
+import { describe as describeLine } from '../../fixtures/reference-server/stdio-proxy/jsonrpc.js';
 import { LineSplitter, type Line } from '../../fixtures/reference-server/stdio-proxy/lines.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, post } from '../helpers/mcp-http.js';
@@ -328,6 +330,25 @@ describe('stdio proxy: MCP over stdio', () => {
     expect((await after.finish()).code).toBe(0);
   });
 
+  it('serves a 2026-07-28 client (no initialize, _meta envelope) by deriving the required headers', async () => {
+    const { apiKey } = await bootstrap(server);
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    // Over HTTP without MCP-Protocol-Version the service refuses such a request (400 / -32020).
+    const bare = await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }, { key: apiKey });
+    expect(bare.status).toBe(400);
+
+    const p = spawnProxy({ url: server.mcpUrl, key: apiKey });
+    p.send({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: meta } });
+    const args = { expression: '0 9 * * *', from: '2026-01-01T00:00:00Z', count: 2 };
+    p.send({ jsonrpc: '2.0', id: 'preview', method: 'tools/call', params: { name: 'schedule.preview', arguments: args, _meta: { ...meta, progressToken: 'p' } } });
+    const discover = await p.reply('discover');
+    expect(discover.result.supportedVersions).toContain('2026-07-28');
+    const preview = await p.reply('preview');
+    expect(preview.result.structuredContent.runs).toEqual(['2026-01-01T09:00:00.000Z', '2026-01-02T09:00:00.000Z']);
+    expect((await p.finish()).code).toBe(0);
+    expect(expectCleanStdout(p.stdout)).toHaveLength(2);
+  });
+
   it('forwards a JSON-RPC error body that comes with a 4xx status as is', async () => {
     const { apiKey } = await bootstrap(server);
     const message = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: [1] };
@@ -571,6 +592,34 @@ describe('stdio proxy: command line', () => {
     p.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect((await p.reply(1)).result.tools.length).toBeGreaterThan(0);
     expect((await p.finish()).code).toBe(0);
+  });
+});
+
+describe('stdio proxy: request headers (mcpHeaders)', () => {
+  const inbound = (message: unknown) => describeLine(JSON.stringify(message), message);
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+
+  it('sends the negotiated version for 2025-era messages, nothing before initialize', () => {
+    const list = inbound({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(mcpHeaders(list, undefined)).toEqual({});
+    expect(mcpHeaders(list, '2025-06-18')).toEqual({ 'mcp-protocol-version': '2025-06-18' });
+  });
+
+  it('derives MCP-Protocol-Version, Mcp-Method and Mcp-Name from a 2026-07-28 envelope', () => {
+    const toolCall = inbound({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'blocks.list', arguments: {}, _meta: meta } });
+    expect(mcpHeaders(toolCall, '2025-11-25')).toEqual({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'blocks.list' });
+    const read = inbound({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'file:///a', _meta: meta } });
+    expect(mcpHeaders(read, undefined)['mcp-name']).toBe('file:///a');
+    const list = inbound({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } });
+    expect(mcpHeaders(list, undefined)).toEqual({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  });
+
+  it('uses the Base64 sentinel for values that are not plain visible ASCII', () => {
+    expect(fieldValue('blocks.create')).toBe('blocks.create');
+    expect(fieldValue('caf\u00e9')).toBe(`=?base64?${Buffer.from('caf\u00e9').toString('base64')}?=`);
+    expect(fieldValue(' padded')).toMatch(/^=\?base64\?.*\?=$/);
+    expect(fieldValue('=?base64?abc?=')).toBe(`=?base64?${Buffer.from('=?base64?abc?=').toString('base64')}?=`);
+    expect(fieldValue('')).toBe('=?base64??=');
   });
 });
 
