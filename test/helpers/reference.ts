@@ -5,7 +5,7 @@ export type { ReferenceServer };
 
 /** A reference server on a free loopback port with fast streaming, for tests. */
 export function startReference(overrides: ConfigOverrides = {}): Promise<ReferenceServer> {
-  return startReferenceServer({ streaming: { steps: 3, stepDelayMs: 20 }, ...overrides });
+  return startReferenceServer({ streaming: { steps: 3, stepDelayMs: 20 }, bootstrapRateLimit: { ratePerSecond: 1000, burst: 1000 }, ...overrides });
 }
 
 let counter = 0;

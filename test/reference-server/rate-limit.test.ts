@@ -75,3 +75,26 @@ describe('429 on the MCP endpoint', () => {
     expect(reply.headers.get('ratelimit')).toMatch(/^"tiny";r=3;t=\d+$/);
   });
 });
+
+describe('bootstrap rate limit', () => {
+  it('limits bootstrap requests per client address with 429 and Retry-After', async () => {
+    const server = await startReference({ bootstrapRateLimit: { ratePerSecond: 0.1, burst: 2 } });
+    try {
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.baseUrl}/api/agent/bootstrap`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ humanEmail: `h${i}@example.com`, agentName: 'a', workspaceName: 'w', canvasName: 'c' }),
+        });
+        statuses.push(res.status);
+        if (res.status === 429) retryAfter = res.headers.get('retry-after');
+      }
+      expect(statuses).toEqual([201, 201, 429]);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(server.outbox).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
