@@ -1,0 +1,107 @@
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { StartedTestContainer } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '../helpers/reference.js';
+import { post } from '../helpers/mcp-http.js';
+
+// Builds the repository's Dockerfile and checks that the server in the container
+// answers. Needs a Docker-compatible engine: on machines without Docker, podman's
+// socket (see scripts/). This test fails, never skips, when the engine is missing.
+
+const SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh && scripts/podman-socket.sh start';
+
+// Read by testcontainers when it first connects, so they are set before it is loaded.
+process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled here
+process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // test traffic goes to loopback only
+
+// The locally built base by default; users with a registry can pass node:20-bookworm-slim and npm-ci.
+const BASE_IMAGE = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
+const NODE_MODULES = process.env.NODE_MODULES ?? (BASE_IMAGE.startsWith('localhost/') ? 'host' : 'npm-ci');
+const IMAGE = 'localhost/canvas-reference:test';
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** GET on the engine's API; rejects when the socket does not answer. */
+function engineGet(path: string): Promise<number> {
+  const socketPath = process.env.DOCKER_HOST!.replace(/^unix:\/\//, '');
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, timeout: 5000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function checkEngine(): Promise<void> {
+  if (!process.env.DOCKER_HOST!.startsWith('unix://')) return; // a remote engine: let testcontainers report
+  try {
+    const status = await engineGet('/_ping');
+    if (status !== 200) throw new Error(`/_ping answered ${status}`);
+  } catch (err) {
+    throw new Error(`No container engine answers on ${process.env.DOCKER_HOST} (${(err as Error).message}). ${SETUP_HINT}`);
+  }
+  if (BASE_IMAGE.startsWith('localhost/') && (await engineGet(`/images/${encodeURIComponent(BASE_IMAGE)}/json`)) !== 200) {
+    throw new Error(`The base image ${BASE_IMAGE} does not exist. ${SETUP_HINT}`);
+  }
+}
+
+let container: StartedTestContainer | undefined;
+let baseUrl: string;
+
+beforeAll(async () => {
+  await checkEngine();
+  const { GenericContainer, Wait } = await import('testcontainers');
+
+  let t = performance.now();
+  // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
+  await GenericContainer.fromDockerfile(REPO_ROOT).withBuildArgs({ BASE_IMAGE, NODE_MODULES }).build(IMAGE, { deleteOnExit: false });
+  const buildMs = performance.now() - t;
+
+  // Publish on 127.0.0.1 only, not on every interface of the machine.
+  class LoopbackContainer extends GenericContainer {
+    loopbackOnly(): this {
+      for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as { HostIp?: string }[][]) {
+        for (const binding of bindings) binding.HostIp = '127.0.0.1';
+      }
+      return this;
+    }
+  }
+  t = performance.now();
+  container = await new LoopbackContainer(IMAGE)
+    .withExposedPorts(8080)
+    .loopbackOnly()
+    .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
+    .withStartupTimeout(60_000)
+    .start();
+  const startMs = performance.now() - t;
+  baseUrl = `http://${container.getHost()}:${container.getMappedPort(8080)}`;
+  console.log(`reference container: image built in ${(buildMs / 1000).toFixed(1)} s, healthy ${(startMs / 1000).toFixed(1)} s after start, at ${baseUrl}`);
+}, 15 * 60_000);
+
+afterAll(async () => {
+  await container?.stop({ timeout: 5_000 });
+}, 60_000);
+
+describe('the reference server in a container', () => {
+  it('listens on loopback only', () => {
+    expect(container!.getHost()).toBe('127.0.0.1');
+  });
+
+  it('answers /healthz', async () => {
+    const res = await fetch(`${baseUrl}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('bootstraps a workspace and lists the tools through the MCP endpoint', async () => {
+    const { apiKey } = await bootstrap({ baseUrl });
+    expect(apiKey).toMatch(/^cnv_live_[A-Za-z0-9]{40}$/);
+    const reply = await post(`${baseUrl}/api/mcp/v1`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key: apiKey });
+    expect(reply.status).toBe(200);
+    expect(reply.json.result.tools.map((t: { name: string }) => t.name)).toContain('blocks.create');
+  });
+});
