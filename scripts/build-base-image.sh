@@ -23,12 +23,14 @@ case "${1:-}" in
 esac
 
 [[ "$(id -u)" -eq 0 ]] || die "debootstrap needs root; run $0 as root"
-command -v podman >/dev/null && command -v debootstrap >/dev/null \
-  || die "podman or debootstrap missing; run scripts/setup-containers.sh first"
+for tool in podman debootstrap; do
+  command -v "$tool" >/dev/null || die "$tool is missing; run scripts/setup-containers.sh first"
+done
 [[ -f "$CONTAINERS_CONF" ]] || die "$CONTAINERS_CONF not found; run scripts/setup-containers.sh first"
 node_bin="$(command -v node)" || die "node is not installed on this machine"
 node_version="$("$node_bin" --version)"
-npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")" || die "npm is not installed on this machine"
+npm_bin="$(command -v npm)" || die "npm is not installed on this machine"
+npm_dir="$(dirname "$(dirname "$(readlink -f "$npm_bin")")")" # .../node_modules/npm
 
 if ! $rebuild && podman image exists "$image"; then
   have="$(podman image inspect --format '{{index .Config.Labels "org.nodejs.version"}}' "$image")"
