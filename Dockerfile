@@ -21,7 +21,9 @@ ARG BASE_IMAGE=node:20-bookworm-slim
 #                     compiler in a minbase image, no prebuilt download). Only
 #                     valid when the host's node ABI and glibc match the base
 #                     image's, which is how build-base-image.sh makes it.
-# Only the selected stage is built (BuildKit and buildah skip unused stages).
+# Only the selected stage is built: BuildKit and buildah (podman) skip unused
+# stages. Docker's legacy builder (DOCKER_BUILDKIT=0, or testcontainers against
+# a Docker engine) builds both, so there node_modules must exist in the context.
 ARG NODE_MODULES=npm-ci
 
 FROM ${BASE_IMAGE} AS manifest
