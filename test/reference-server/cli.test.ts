@@ -65,7 +65,24 @@ describe('reference server command', () => {
     }
   }, 30_000);
 
+  it('takes the public base URL from --public-base-url or PUBLIC_BASE_URL, and binds 0.0.0.0 reachably', async () => {
+    for (const [args, env] of [[['--public-base-url', 'https://canvas.example.com'], {}], [[], { PUBLIC_BASE_URL: 'https://canvas.example.com' }]] as const) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));
+          child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+        });
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(await (await fetch(`${url}/llms.txt`)).text()).toContain('https://canvas.example.com/api/mcp/v1');
+      } finally {
+        child.kill('SIGTERM');
+      }
+    }
+  }, 30_000);
+
   it.each([
+    [['--public-base-url', 'https://x.example.com/app'], /publicBaseUrl/],
     [['--bogus'], /bogus/],
     [['--port', 'abc'], /--port/],
     [['--config', join(dir, 'missing.json')], /cannot read config/],

@@ -23,6 +23,19 @@ describe('token bucket', () => {
     expect(limiter.take('k', plan).allowed).toBe(false);
   });
 
+  it('forgets buckets that have refilled, so memory stays bounded', () => {
+    let t = 0;
+    const limiter = new RateLimiter(() => t, 1000);
+    for (let i = 0; i < 100; i++) limiter.take(`key-${i}`, plan);
+    limiter.take('busy', plan);
+    limiter.take('busy', plan);
+    expect(limiter.size).toBe(101);
+    // 4 tokens at 5/s refill in 0.8 s; the next take after the sweep interval drops the idle buckets.
+    t = 1000;
+    limiter.take('busy', plan);
+    expect(limiter.size).toBe(1);
+  });
+
   it('keeps one bucket per key', () => {
     const limiter = new RateLimiter(() => 0);
     for (let i = 0; i < 4; i++) limiter.take('a', plan);
