@@ -1,0 +1,104 @@
+/** The parent side: spawn a server child (`node --import tsx <script>`), wait for its URL, ask its CPU time, stop it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { CannedReply, FromChild, ToChild } from './protocol.js';
+
+export interface ServerChild {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number;
+  /** CPU time (user + system) the child has used so far, in microseconds. */
+  cpuMicros(): Promise<number>;
+  /** Asks the child to close and exit; SIGKILL after `timeoutMs`. Resolves with its exit code. */
+  stop(timeoutMs?: number): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  name: string;
+  /** Absolute path of the child's .ts entry. */
+  script: string;
+  /** Repository root: the cwd, from which `--import tsx` resolves. */
+  cwd: string;
+  nodeArgs?: string[];
+  args?: string[];
+  reply?: CannedReply;
+  startupTimeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Last resort on the way out: kill every child this process spawned and that is still running. */
+export function killAllChildren(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+function post(child: ChildProcess, message: ToChild): void {
+  if (child.connected) child.send(message);
+}
+
+export function spawnServerChild(options: SpawnOptions): Promise<ServerChild> {
+  const { name } = options;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    });
+  });
+
+  return new Promise<ServerChild>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: not ready within ${options.startupTimeoutMs ?? 30000} ms`));
+    }, options.startupTimeoutMs ?? 30000);
+    const fail = (message: string) => {
+      clearTimeout(timer);
+      child.off('message', onStartup);
+      reject(new Error(`${name}: ${message}`));
+    };
+    const onStartup = (raw: unknown) => {
+      const message = raw as FromChild;
+      if (message.type === 'failed') fail(message.message);
+      if (message.type !== 'ready') return;
+      clearTimeout(timer);
+      child.off('message', onStartup);
+      void exited.then((code) => {
+        if (!stopping) console.error(`${name}: exited unexpectedly (code ${code})`);
+      });
+      resolve({
+        name,
+        url: message.url,
+        pid: child.pid!,
+        cpuMicros: () => new Promise<number>((res, rej) => {
+          const t = setTimeout(() => {
+            child.off('message', onCpu);
+            rej(new Error(`${name}: no CPU reading within 5 s`));
+          }, 5000);
+          const onCpu = (m: unknown) => {
+            if ((m as FromChild).type !== 'cpu') return;
+            clearTimeout(t);
+            child.off('message', onCpu);
+            res((m as Extract<FromChild, { type: 'cpu' }>).micros);
+          };
+          child.on('message', onCpu);
+          post(child, { type: 'cpu' });
+        }),
+        stop: (timeoutMs = 10000) => {
+          stopping = true;
+          if (child.exitCode !== null || child.signalCode !== null) return exited;
+          post(child, { type: 'stop' });
+          const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+          return exited.finally(() => clearTimeout(kill));
+        },
+      });
+    };
+    let stopping = false;
+    child.on('message', onStartup);
+    child.once('error', (err) => fail(err.message));
+    void exited.then((code) => fail(`exited with code ${code} before it was ready`));
+    if (options.reply) post(child, { type: 'reply', reply: options.reply });
+  });
+}
