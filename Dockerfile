@@ -59,4 +59,4 @@ USER node
 EXPOSE 8080
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes
 # cleanly on it). Compose overrides this command for the balancer and sink.
-CMD ["node", "--import", "tsx", "fixtures/reference-server/main.ts", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "fixtures/reference-server/main.ts", "--host", "0.0.0.0", "--port", "8080"]

@@ -210,9 +210,16 @@ async function stopChildren(): Promise<void> {
   await Promise.all(children.splice(0).map((c) => c.stop()));
 }
 
+/**
+ * How the reference server is run in production (`npm run reference`, the Dockerfile): a larger young
+ * generation, because a fresh MCP server per POST allocates much short-lived garbage. Both children get
+ * the same flags, so the comparison stays like for like.
+ */
+const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 async function startReference(extraNodeArgs: string[] = [], args: string[] = []): Promise<ServerChild> {
   const child = await spawnServerChild({
-    name: 'reference server', script: join(ROOT, 'scripts/bench/reference-server.ts'), cwd: ROOT, nodeArgs: extraNodeArgs, args,
+    name: 'reference server', script: join(ROOT, 'scripts/bench/reference-server.ts'), cwd: ROOT, nodeArgs: [...SERVER_NODE_FLAGS, ...extraNodeArgs], args,
   });
   children.push(child);
   return child;
@@ -225,7 +232,7 @@ async function benchmark(): Promise<number> {
   const reply = await referenceReply(`${reference.url}${MCP_PATH}`, headers);
   const canned: CannedReply = { status: reply.status, contentType: reply.contentType, bodyBase64: reply.body.toString('base64') };
   progress('starting the bare server child...');
-  const bare = await spawnServerChild({ name: 'bare server', script: join(ROOT, 'scripts/bench/bare-server.ts'), cwd: ROOT, reply: canned });
+  const bare = await spawnServerChild({ name: 'bare server', script: join(ROOT, 'scripts/bench/bare-server.ts'), cwd: ROOT, nodeArgs: SERVER_NODE_FLAGS, reply: canned });
   children.push(bare);
   const bareReply = await post(`${bare.url}${MCP_PATH}`, headers, TOOLS_LIST);
   if (!sameReply(reply, bareReply)) throw new Error(`the bare server's reply (${describe(bareReply)}) differs from the reference's (${describe(reply)})`);
