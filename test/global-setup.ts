@@ -21,6 +21,7 @@ export default function setup(): (() => void) | undefined {
   if (running()) return undefined;
   execFileSync('bash', ['scripts/podman-socket.sh', 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
   return () => {
-    execFileSync('bash', ['scripts/podman-socket.sh', 'stop'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // Quietly: the test summary stays the last line of the run.
+    execFileSync('bash', ['scripts/podman-socket.sh', 'stop'], { stdio: 'ignore' });
   };
 }
