@@ -55,6 +55,7 @@ COPY --from=node-modules /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY fixtures/reference-server ./fixtures/reference-server
 COPY fixtures/smtp-sink ./fixtures/smtp-sink
+COPY src/cli ./src/cli
 USER node
 EXPOSE 8080
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes

@@ -12,7 +12,7 @@ import { createRequire, type SourceMapPayload } from 'node:module';
 import { cpus, platform, arch, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseCommandLine, usageError as commandLineUsageError } from '../src/cli/command-line.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './bench/cpuprofile-summary.js';
 import { runLoad, type LoadResult, type LoadSpec } from './bench/load.js';
 import { killAllChildren, spawnServerChild, type ServerChild } from './bench/server-child.js';
@@ -39,27 +39,13 @@ const MCP_PATH = '/api/mcp/v1';
 const TOOLS_LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 
 function usageError(message: string): never {
-  console.error(`error: ${message}\n\n${USAGE}`);
-  process.exit(2);
+  return commandLineUsageError(USAGE, message);
 }
 
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' },
-      json: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-} catch (err) {
-  usageError((err as Error).message);
-}
-if (parsed.values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const parsed = parseCommandLine(USAGE, {
+  duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' },
+  json: { type: 'string' }, 'cpu-prof': { type: 'string' },
+});
 
 function numberOption(name: string, raw: string | undefined, fallback: number, min: number, max: number, integer: boolean): number {
   if (raw === undefined) return fallback;
