@@ -56,6 +56,7 @@ COPY package.json tsconfig.json ./
 COPY fixtures/reference-server ./fixtures/reference-server
 COPY fixtures/smtp-sink ./fixtures/smtp-sink
 COPY src/cli ./src/cli
+COPY src/mail-sink.ts ./src/mail-sink.ts
 USER node
 EXPOSE 8080
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes

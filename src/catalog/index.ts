@@ -1,0 +1,25 @@
+import type { Requirement } from './types.js';
+import { bootstrapRequirements } from './bootstrap.js';
+import { authRequirements } from './auth.js';
+import { toolsRequirements } from './tools.js';
+import { callsRequirements } from './calls.js';
+import { streamingRequirements } from './streaming.js';
+import { statelessRequirements } from './stateless.js';
+import { jsonrpcRequirements } from './jsonrpc.js';
+import { discoveryRequirements } from './discovery.js';
+import { versioningRequirements } from './versioning.js';
+import { interopRequirements } from './interop.js';
+import { stdioRequirements } from './stdio.js';
+
+/** The one catalog: every rule the harness checks, one file per requirement group. */
+export const CATALOG: Requirement[] = [
+  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, interopRequirements, stdioRequirements,
+].flat();
+
+export const byId = new Map(CATALOG.map((r) => [r.id, r]));
+
+export function requirement(id: string): Requirement {
+  const r = byId.get(id);
+  if (!r) throw new Error(`unknown requirement id "${id}": add it to src/catalog first`);
+  return r;
+}

@@ -1,0 +1,99 @@
+import { inject, test, type TestContext } from 'vitest';
+import { requirement } from './catalog/index.js';
+import type { TargetInfo } from './target-info.js';
+import { McpSession } from './mcp-session.js';
+import { CheckFailure, NotTestable, type CheckRecord } from './verdict.js';
+import { WireClient } from './wire/client.js';
+import type { Exchange } from './wire/exchange.js';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    target: TargetInfo;
+    /** Requirement ids or prefixes selected with --only (empty: all). */
+    only: string[];
+  }
+  interface TaskMeta {
+    conformance?: CheckRecord;
+  }
+}
+
+export interface CheckContext {
+  target: TargetInfo;
+  /** Raw HTTP with recording. */
+  http: WireClient;
+  /** MCP calls on the target's endpoint with its key and headers. */
+  mcp: McpSession;
+  /** Fails the check with expected vs actual unless `ok`. */
+  verify(ok: boolean, message: string, expected: unknown, actual: unknown): asserts ok;
+  /** Ends the check as not testable on this target. */
+  notTestable(reason: string): never;
+  /** Records a fact that decides nothing. */
+  observe(note: string): void;
+}
+
+export interface CheckOptions {
+  timeout?: number;
+  /** Run under the generic profile too (protocol rules that hold for any MCP server). */
+  generic?: boolean;
+}
+
+function selected(ids: string[], only: string[]): boolean {
+  return only.length === 0 || ids.some((id) => only.some((o) => id === o || id.startsWith(o)));
+}
+
+/**
+ * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
+ * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
+ */
+export function check(ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options: CheckOptions = {}): void {
+  const requirementIds = Array.isArray(ids) ? ids : [ids];
+  for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail at collection
+  test(name, { timeout: options.timeout ?? 30_000 }, async (ctx: TestContext) => {
+    const target = inject('target');
+    if (!selected(requirementIds, inject('only'))) return ctx.skip();
+    if (target.profile.kind === 'generic' && !options.generic) return ctx.skip();
+    const wire: Exchange[] = [];
+    const record: CheckRecord = {
+      name, suite: ctx.task.file.name + (ctx.task.suite ? ` > ${ctx.task.suite.name}` : ''), requirementIds,
+      status: 'fail', observations: [], wire, durationMs: 0,
+    };
+    ctx.task.meta.conformance = record;
+    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey].filter((k): k is string => !!k);
+    const http = new WireClient(wire, secrets, target.timeoutMs);
+    const c: CheckContext = {
+      target,
+      http,
+      mcp: new McpSession(http, target),
+      verify(ok, message, expected, actual) {
+        if (!ok) throw new CheckFailure(message, expected, actual);
+      },
+      notTestable(reason) {
+        throw new NotTestable(reason);
+      },
+      observe(note) {
+        record.observations.push(note);
+      },
+    };
+    const started = performance.now();
+    try {
+      await body(c);
+      record.status = 'pass';
+    } catch (err) {
+      if (err instanceof NotTestable) {
+        record.status = 'not-testable';
+        record.reason = err.reason;
+        return;
+      }
+      record.message = err instanceof Error ? err.message : String(err);
+      // vitest's expect() errors carry expected/actual too.
+      const e = err as { expected?: unknown; actual?: unknown };
+      if (e.expected !== undefined || e.actual !== undefined) {
+        record.expected = e.expected;
+        record.actual = e.actual;
+      }
+      throw err;
+    } finally {
+      record.durationMs = Math.round(performance.now() - started);
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/** A tool call recipe: `{{name}}` in string arguments is replaced by a value captured earlier. */
+export interface CallRecipe {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** Values to capture from the result: variable name -> JSON pointer into `structuredContent`. */
+  capture?: Record<string, string>;
+}
+
+/**
+ * How to make meaningful calls on one implementation, since the description shows few arguments:
+ * `setup` runs first (capturing ids), then `calls` name the recipes the suites need.
+ */
+export interface Profile {
+  name: string;
+  /** `service`: the hosted canvas service; `generic`: any Streamable HTTP MCP server. */
+  kind: 'service' | 'generic';
+  setup: CallRecipe[];
+  /** A recipe per streaming tool (by tool name), and the named scenario calls. */
+  streaming: Record<string, CallRecipe>;
+  calls: {
+    createBlock?: CallRecipe;
+    publishBlock?: CallRecipe;
+    listBlocks?: CallRecipe;
+  };
+}
+
+export function loadProfile(nameOrPath: string, root: string): Profile {
+  const path = /[/\\]|\.json$/.test(nameOrPath) ? resolve(nameOrPath) : resolve(root, 'fixtures/profiles', `${nameOrPath}.json`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new Error(`profile "${nameOrPath}" not found (looked for ${path})`);
+  }
+  const profile = JSON.parse(text) as Partial<Profile>;
+  if (typeof profile.name !== 'string') throw new Error(`profile ${path}: "name" is required`);
+  if (profile.kind !== 'service' && profile.kind !== 'generic') throw new Error(`profile ${path}: "kind" must be "service" or "generic"`);
+  return { name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {} };
+}
+
+/** Replaces `{{var}}` in string leaves. */
+export function fill(value: unknown, vars: Record<string, unknown>): unknown {
+  if (typeof value === 'string') {
+    const whole = /^\{\{(\w+)\}\}$/.exec(value);
+    if (whole) return vars[whole[1]!];
+    return value.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => String(vars[k]));
+  }
+  if (Array.isArray(value)) return value.map((v) => fill(v, vars));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars)]));
+  return value;
+}

@@ -1,0 +1,36 @@
+import type { Revision } from './catalog/types.js';
+import type { Profile } from './profile.js';
+
+/**
+ * What the suites know of the target, handed to every suite worker (serialisable). Keys are here because
+ * checks must send them; every record of an exchange redacts them.
+ */
+export interface TargetInfo {
+  kind: 'embedded' | 'url' | 'container' | 'stdio';
+  baseUrl: string;
+  /** The MCP endpoint, `{baseUrl}/api/mcp/v1` unless `--mcp-url` says otherwise. */
+  mcpUrl: string;
+  /** Extra headers sent with every MCP request (`--header`). */
+  headers: Record<string, string>;
+  /** A live key of workspace A (from bootstrap, or `--api-key`); absent for servers without auth. */
+  apiKey?: string;
+  /** A live key of another workspace, for isolation checks. */
+  otherKey?: string;
+  /** A revoked key (`--revoked-key`, or minted then revoked on the embedded target). */
+  revokedKey?: string;
+  /** Prefix before `_live_` in keys, learnt from the keys in hand. */
+  keyPrefix?: string;
+  /** Whether `POST /api/agent/bootstrap` may be called (it creates workspaces and sends mail). */
+  canBootstrap: boolean;
+  /** `GET` returns the mails the harness's own SMTP sink received, when it runs one the target mails to. */
+  mailboxUrl?: string;
+  /** The stdio proxy command, for the stdio target. */
+  stdio?: { command: string; args: string[]; env: Record<string, string> };
+  /** `generic`: only protocol-level checks that hold for any Streamable HTTP MCP server. */
+  profile: Profile;
+  /** `auto`, or the revision to test. */
+  protocol: 'auto' | Revision;
+  /** Per-request deadline. */
+  timeoutMs: number;
+  seed: number;
+}

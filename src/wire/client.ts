@@ -1,0 +1,124 @@
+import { createParser } from 'eventsource-parser';
+import { request as undiciRequest } from 'undici';
+import type { Exchange, SseEvent } from './exchange.js';
+import { redact, redactHeaders } from './redact.js';
+
+export interface WireRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  /** A value to JSON-encode, or raw text/bytes with `raw`. */
+  json?: unknown;
+  raw?: string | Uint8Array;
+  /** Stop reading after this many ms; an SSE stream still open then is reported `closed: false`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Media type of Content-Type, lower-cased, without parameters. */
+  mediaType: string;
+  text: string;
+  /** Parsed body for JSON replies (undefined when not JSON or unparsable). */
+  json?: any;
+  /** SSE replies: the events with arrival times, and their `data` parsed as JSON (undefined when not JSON). */
+  events?: SseEvent[];
+  messages?: any[];
+  /** False when the body was still streaming at the deadline. */
+  closed: boolean;
+  headersAt: number;
+  endAt: number;
+}
+
+/**
+ * The harness's HTTP client: undici, every exchange recorded with timings into a wire log, every secret
+ * redacted in the record. SSE bodies are read incrementally so each event keeps its arrival time.
+ */
+export class WireClient {
+  constructor(
+    readonly log: Exchange[],
+    private readonly secrets: () => readonly string[],
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
+    const method = req.method ?? (req.json !== undefined || req.raw !== undefined ? 'POST' : 'GET');
+    const headers: Record<string, string> = { ...req.headers };
+    let body: string | Uint8Array | undefined = req.raw;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    const secrets = this.secrets();
+    const record: Exchange = {
+      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets) }) },
+      startedAt: new Date().toISOString(),
+    };
+    this.log.push(record);
+    const timeoutMs = req.timeoutMs ?? this.defaultTimeoutMs;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error('deadline')), timeoutMs);
+    const outer = req.signal;
+    const onOuter = () => abort.abort(outer?.reason);
+    outer?.addEventListener('abort', onOuter);
+    const started = performance.now();
+    try {
+      const res = await undiciRequest(url, { method: method as 'POST', headers, body, signal: abort.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const headersAt = performance.now() - started;
+      const resHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      const decoder = new TextDecoder();
+      let text = '';
+      let closed = true;
+      const events: SseEvent[] = [];
+      const parser = mediaType === 'text/event-stream'
+        ? createParser({ onEvent: (e) => events.push({ at: performance.now() - started, data: e.data, ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }) })
+        : undefined;
+      try {
+        for await (const chunk of res.body) {
+          const piece = decoder.decode(chunk as Uint8Array, { stream: true });
+          text += piece;
+          parser?.feed(piece);
+        }
+      } catch (err) {
+        if (!abort.signal.aborted) throw err;
+        closed = false;
+      }
+      const endAt = performance.now() - started;
+      const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, headersAt, endAt };
+      if (parser) {
+        response.events = events;
+        response.messages = events.map((e) => tryJson(e.data));
+      } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
+        response.json = tryJson(text);
+      }
+      record.response = {
+        status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
+        ...(parser ? { events: events.map((e) => ({ ...e, at: round(e.at), data: redact(e.data, secrets) })) } : { body: redact(text, secrets) }),
+      };
+      return response;
+    } catch (err) {
+      record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  }
+}
+
+function lower(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function tryJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -1,0 +1,25 @@
+/** One SSE event as it arrived: `at` is milliseconds since the request was sent. */
+export interface SseEvent {
+  at: number;
+  event?: string;
+  id?: string;
+  data: string;
+}
+
+/** One HTTP exchange as the harness saw it, keys redacted. The evidence attached to a failed check. */
+export interface Exchange {
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body?: string;
+    events?: SseEvent[];
+    /** False when the stream was still open when the harness stopped reading (timeout). */
+    closed?: boolean;
+    /** Milliseconds to response headers and to the end of the body. */
+    headersAt: number;
+    endAt: number;
+  };
+  error?: string;
+  startedAt: string;
+}
