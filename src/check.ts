@@ -24,7 +24,7 @@ export interface CheckContext {
   /** MCP calls on the target's endpoint with its key and headers. */
   mcp: McpSession;
   /** Fails the check with expected vs actual unless `ok`. */
-  verify(ok: boolean, message: string, expected: unknown, actual: unknown): asserts ok;
+  verify(ok: boolean, message: string, expected: unknown, actual: unknown): void;
   /** Ends the check as not testable on this target. */
   notTestable(reason: string): never;
   /** Records a fact that decides nothing. */

@@ -52,7 +52,7 @@ export class WireClient {
     }
     const secrets = this.secrets();
     const record: Exchange = {
-      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets) }) },
+      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: clip(redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets)) }) },
       startedAt: new Date().toISOString(),
     };
     this.log.push(record);
@@ -96,7 +96,7 @@ export class WireClient {
       }
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
-        ...(parser ? { events: events.map((e) => ({ ...e, at: round(e.at), data: redact(e.data, secrets) })) } : { body: redact(text, secrets) }),
+        ...(parser ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
       return response;
     } catch (err) {
@@ -122,3 +122,10 @@ function tryJson(text: string): any {
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Bodies in the wire log are cut here: enough to see what went wrong, small enough for reports. */
+export const LOGGED_BODY_LIMIT = 4096;
+
+function clip(text: string): string {
+  return text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`;
+}

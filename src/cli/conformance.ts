@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { REVISIONS, type Revision } from '../catalog/types.js';
+import { runConformance, type RunOptions } from '../run.js';
+import { TargetError } from '../targets/target.js';
+import { parseCommandLine, usageError } from './command-line.js';
+
+const USAGE = `Usage: npm run conformance -- [options]
+
+Checks a deployment of the hosted agent-tool MCP service, requirement by requirement, and writes
+results.json (and the other reports) to the report directory.
+
+Target
+  --target embedded|url|container|stdio   where to test (default embedded: the reference server in-process)
+  --base-url <url>        the service's base URL (url target); keys come from its bootstrap endpoint
+  --api-key <key>         a live key (or env MCP_API_KEY) instead of bootstrapping
+  --revoked-key <key>     a revoked key (or env MCP_REVOKED_KEY), for the revocation check
+  --mcp-url <url>         a full MCP endpoint URL: any Streamable HTTP MCP server (implies --profile generic)
+  --header 'Name: value'  extra header on every MCP request (repeatable)
+  --mailbox-url <url>     GET returns the mails your SMTP sink received (url target), for the claim-mail check
+  --profile <name|file>   call recipes for this implementation (default reference; generic for --mcp-url)
+  --protocol auto|<rev>   protocol revision to test (default auto); one of ${REVISIONS.join(', ')}
+
+Selection and verdict
+  --only <id or prefix>   run only these requirements (repeatable, or comma-separated)
+  --strict                a failing SHOULD fails the run too
+  --baseline <file>       JSON array of requirement ids expected to fail; one that now passes fails the run (stale)
+
+Run
+  --report-dir <dir>      where reports go (default reports/latest)
+  --seed <n>              seed for generated inputs and ordering (default: random, printed)
+  --timeout <ms>          per-request deadline (default 10000)
+  -h, --help              this help
+
+Exit status: 0 no MUST fails, 1 a requirement fails, 2 bad usage or an unreachable target.`;
+
+function fail(message: string): never {
+  return usageError(USAGE, message);
+}
+
+const { values } = parseCommandLine(USAGE, {
+  target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
+  'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
+  profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
+  strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
+  timeout: { type: 'string' }, mutant: { type: 'string' },
+});
+
+const target = (values.target ?? (values['base-url'] || values['mcp-url'] ? 'url' : 'embedded')) as RunOptions['target'];
+if (!['embedded', 'url', 'container', 'stdio'].includes(target)) fail(`--target must be embedded, url, container or stdio (got "${target}")`);
+if (target === 'url' && !values['base-url'] && !values['mcp-url']) fail('--target url needs --base-url or --mcp-url');
+for (const [name, value] of [['--base-url', values['base-url']], ['--mcp-url', values['mcp-url']], ['--mailbox-url', values['mailbox-url']]] as const) {
+  if (value !== undefined && !(URL.canParse(value) && /^https?:$/.test(new URL(value).protocol))) fail(`${name} must be an http(s) URL (got "${value}")`);
+}
+const headers: Record<string, string> = {};
+for (const h of values.header ?? []) {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
+  if (!m) fail(`--header must look like 'Name: value' (got "${h}")`);
+  headers[m[1]!.toLowerCase()] = m[2]!;
+}
+const protocol = (values.protocol ?? 'auto') as RunOptions['protocol'];
+if (protocol !== 'auto' && !(REVISIONS as readonly string[]).includes(protocol)) fail(`--protocol must be auto or one of ${REVISIONS.join(', ')}`);
+const only = (values.only ?? []).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
+if (values.only && only.length === 0) fail('--only needs at least one requirement id or prefix');
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+if (!Number.isSafeInteger(seed) || seed < 0) fail(`--seed must be a non-negative integer (got "${values.seed}")`);
+const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
+if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) fail(`--timeout must be milliseconds from 100 to 600000 (got "${values.timeout}")`);
+let baseline: string[] = [];
+if (values.baseline) {
+  try {
+    const parsed = JSON.parse(readFileSync(values.baseline, 'utf8')) as unknown;
+    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids');
+    baseline = parsed;
+  } catch (err) {
+    fail(`--baseline ${values.baseline}: ${(err as Error).message}`);
+  }
+}
+if (values.mutant && target !== 'embedded') fail('--mutant works with the embedded target only');
+
+const replay = ['npm run conformance --', `--target ${target}`];
+if (values['base-url']) replay.push(`--base-url ${values['base-url']}`);
+if (values['mcp-url']) replay.push(`--mcp-url ${values['mcp-url']}`);
+if (values.profile) replay.push(`--profile ${values.profile}`);
+if (protocol !== 'auto') replay.push(`--protocol ${protocol}`);
+if (values.mutant) replay.push(`--mutant ${values.mutant}`);
+
+const options: RunOptions = {
+  target,
+  baseUrl: values['base-url'],
+  mcpUrl: values['mcp-url'],
+  headers,
+  apiKey: values['api-key'] ?? process.env.MCP_API_KEY,
+  revokedKey: values['revoked-key'] ?? process.env.MCP_REVOKED_KEY,
+  mailboxUrl: values['mailbox-url'],
+  profile: values.profile ?? (values['mcp-url'] ? 'generic' : 'reference'),
+  protocol,
+  only,
+  strict: values.strict ?? false,
+  baseline,
+  reportDir: values['report-dir'] ?? 'reports/latest',
+  seed,
+  timeoutMs,
+  mutant: values.mutant,
+  replayBase: replay.join(' '),
+};
+
+console.error(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}`);
+try {
+  const results = await runConformance(options);
+  const t = results.totals;
+  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested (${(results.durationMs / 1000).toFixed(1)} s)`);
+  console.log(`reports: ${options.reportDir}/results.json`);
+  process.exit(results.exitCode);
+} catch (err) {
+  if (err instanceof TargetError) {
+    console.error(`error: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}

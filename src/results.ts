@@ -1,0 +1,74 @@
+import { CATALOG } from './catalog/index.js';
+import type { Level, Requirement } from './catalog/types.js';
+import type { CheckRecord, RequirementStatus } from './verdict.js';
+
+export interface RequirementResult {
+  id: string;
+  group: string;
+  level: Level;
+  source: string;
+  text: string;
+  status: RequirementStatus;
+  /** Set when `--baseline` lists this id as an expected failure. */
+  baseline?: 'expected-failure' | 'stale';
+  checks: CheckRecord[];
+}
+
+export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number }
+
+export interface Results {
+  schemaVersion: 1;
+  tool: { name: string; version: string };
+  target: { kind: string; baseUrl: string; mcpUrl: string };
+  profile: string;
+  protocolRevision: string;
+  seed: number;
+  strict: boolean;
+  startedAt: string;
+  durationMs: number;
+  requirements: RequirementResult[];
+  totals: Totals;
+  /** Why the run passes or fails, in one line. */
+  verdict: string;
+  exitCode: 0 | 1;
+}
+
+/**
+ * A requirement's status from its checks: any failing check fails a MUST (warns for SHOULD, MAY, INFO);
+ * all checks not testable makes it not testable; no check at all leaves it untested.
+ */
+export function requirementStatus(level: Level, checks: CheckRecord[]): RequirementStatus {
+  if (checks.length === 0) return 'untested';
+  if (checks.some((c) => c.status === 'fail')) return level === 'MUST' ? 'fail' : 'warn';
+  if (checks.every((c) => c.status === 'not-testable')) return 'not-testable';
+  return 'pass';
+}
+
+export function aggregate(records: CheckRecord[], selected: (r: Requirement) => boolean, baseline: Set<string>): { requirements: RequirementResult[]; totals: Totals } {
+  const requirements: RequirementResult[] = [];
+  for (const r of CATALOG) {
+    if (!selected(r)) continue;
+    const checks = records.filter((c) => c.requirementIds.includes(r.id));
+    const status = requirementStatus(r.level, checks);
+    const result: RequirementResult = { id: r.id, group: r.group, level: r.level, source: r.source, text: r.text, status, checks };
+    if (baseline.has(r.id)) result.baseline = status === 'fail' || status === 'warn' ? 'expected-failure' : 'stale';
+    requirements.push(result);
+  }
+  const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0 };
+  for (const r of requirements) {
+    if (r.status === 'not-testable') totals.notTestable += 1;
+    else totals[r.status] += 1;
+  }
+  return { requirements, totals };
+}
+
+/** Exit 0 when no MUST fails (and no SHOULD under --strict) outside the baseline, and no baseline entry is stale. */
+export function decide(requirements: RequirementResult[], strict: boolean): { exitCode: 0 | 1; verdict: string } {
+  const failing = requirements.filter((r) => (r.status === 'fail' || (strict && r.status === 'warn')) && r.baseline !== 'expected-failure');
+  const stale = requirements.filter((r) => r.baseline === 'stale');
+  if (failing.length === 0 && stale.length === 0) return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ' and no SHOULD (strict)' : '') };
+  const parts: string[] = [];
+  if (failing.length) parts.push(`${failing.length} requirement(s) fail: ${failing.slice(0, 5).map((r) => r.id).join(', ')}${failing.length > 5 ? ', ...' : ''}`);
+  if (stale.length) parts.push(`${stale.length} baseline entr${stale.length === 1 ? 'y is' : 'ies are'} stale (now passing): ${stale.map((r) => r.id).join(', ')}`);
+  return { exitCode: 1, verdict: `does not conform: ${parts.join('; ')}` };
+}

@@ -1,0 +1,129 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startVitest } from 'vitest/node';
+import { CATALOG } from './catalog/index.js';
+import type { Revision } from './catalog/types.js';
+import { loadProfile } from './profile.js';
+import { aggregate, decide, type Results } from './results.js';
+import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
+import { TargetError, type PreparedTarget } from './targets/target.js';
+import { prepareUrl } from './targets/url.js';
+import type { CheckRecord } from './verdict.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+export interface RunOptions {
+  target: 'embedded' | 'url' | 'container' | 'stdio';
+  baseUrl?: string;
+  mcpUrl?: string;
+  headers: Record<string, string>;
+  apiKey?: string;
+  revokedKey?: string;
+  mailboxUrl?: string;
+  profile: string;
+  protocol: 'auto' | Revision;
+  only: string[];
+  strict: boolean;
+  /** Requirement ids expected to fail. */
+  baseline: string[];
+  reportDir: string;
+  seed: number;
+  timeoutMs: number;
+  /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
+  mutant?: string;
+  /** Extra suites to include (glob relative to the repo root); the default is every suite. */
+  suites?: string[];
+  /** Writes report files; the hooks for JUnit/Markdown/HTML writers register here. */
+  writers?: ((results: Results, dir: string) => void)[];
+  /** The command line that reproduces this run, for replay hints (keys never included). */
+  replayBase?: string;
+}
+
+/** Ids selected by --only (exact ids or prefixes); empty selects all. */
+export function selectRequirements(only: string[], profileKind: 'service' | 'generic') {
+  return (r: (typeof CATALOG)[number]) =>
+    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)));
+}
+
+async function prepare(options: RunOptions, base: TargetBase): Promise<PreparedTarget> {
+  switch (options.target) {
+    case 'embedded':
+      return prepareEmbedded(base, options.mutant);
+    case 'url':
+      if (!options.baseUrl && !options.mcpUrl) throw new TargetError('--target url needs --base-url (or --mcp-url for the generic profile)');
+      return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl);
+    default:
+      throw new TargetError(`--target ${options.target} is not available yet`);
+  }
+}
+
+/** Runs the suites against one target and writes the reports. Throws TargetError when the target is unusable. */
+export async function runConformance(options: RunOptions): Promise<Results> {
+  const profile = loadProfile(options.profile, ROOT);
+  const selected = selectRequirements(options.only, profile.kind);
+  if (!CATALOG.some(selected)) throw new TargetError(`--only ${options.only.join(',')} selects no requirement`);
+  const startedAt = new Date();
+  const started = performance.now();
+  const target = await prepare(options, {
+    headers: options.headers, apiKey: options.apiKey, revokedKey: options.revokedKey, profile,
+    protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed,
+  });
+  const records: CheckRecord[] = [];
+  const suiteErrors: string[] = [];
+  try {
+    const vitest = await startVitest('test', [], {
+      root: ROOT,
+      include: options.suites ?? ['suites/**/*.suite.ts'],
+      watch: false,
+      config: false,
+      reporters: [{
+        onTestRunEnd(modules, unhandled) {
+          for (const m of modules) for (const e of m.errors()) suiteErrors.push(`${m.moduleId}: ${e.message}`);
+          for (const e of unhandled) suiteErrors.push(`unhandled: ${e.message}`);
+          for (const m of modules) for (const t of m.children.allTests()) {
+            const record = t.meta().conformance;
+            if (record) records.push(record);
+          }
+        },
+      }],
+      provide: { target: target.info, only: options.only },
+      pool: 'threads',
+      testTimeout: 60_000,
+      sequence: { seed: options.seed },
+    }, { server: { watch: null } });
+    await vitest?.close();
+  } finally {
+    await target.close();
+  }
+  // A suite that cannot load (an unknown requirement id, a syntax error) is a harness bug, never a verdict.
+  if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
+  for (const r of records) r.replay = replayCommand(options, r.requirementIds[0]!);
+  const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
+  const { exitCode, verdict } = decide(requirements, options.strict);
+  const results: Results = {
+    schemaVersion: 1,
+    tool: { name: pkg.name, version: pkg.version },
+    target: { kind: target.info.kind, baseUrl: target.info.baseUrl, mcpUrl: target.info.mcpUrl },
+    profile: profile.name,
+    protocolRevision: options.protocol,
+    seed: options.seed,
+    strict: options.strict,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    requirements,
+    totals,
+    verdict,
+    exitCode,
+  };
+  const dir = resolve(options.reportDir);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  for (const write of options.writers ?? []) write(results, dir);
+  return results;
+}
+
+function replayCommand(options: RunOptions, id: string): string {
+  return `${options.replayBase ?? 'npm run conformance --'} --only ${id} --seed ${options.seed}`;
+}

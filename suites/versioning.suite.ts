@@ -1,0 +1,19 @@
+import { describe } from 'vitest';
+import { check } from '../src/check.js';
+
+describe('versioning', () => {
+  // "The version is carried in the path: the MCP endpoint ends in `/v1`."
+  check('version-v1-path', 'tools/list answers on /api/mcp/v1', async ({ mcp, verify, target }) => {
+    verify(new URL(target.mcpUrl).pathname.endsWith('/v1'), 'the MCP endpoint path ends in /v1', '/api/mcp/v1', new URL(target.mcpUrl).pathname);
+    const res = await mcp.request('tools/list');
+    verify(res.status === 200, 'tools/list on /v1 answers 200', 200, res.status);
+  });
+
+  // "There is exactly one MCP endpoint: `{base_url}/api/mcp/v1`."
+  check('version-other-paths-404', 'other API versions are not served', async ({ http, mcp, target }) => {
+    for (const path of ['/api/mcp/v2', '/api/mcp/v0', '/api/mcp']) {
+      const res = await http.request(`${target.baseUrl}${path}`, { method: 'POST', headers: mcp.headers(), json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      if (res.status !== 404) throw Object.assign(new Error(`${path} answered ${res.status}, not 404`), { expected: 404, actual: res.status });
+    }
+  });
+});
