@@ -1,0 +1,80 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fill, } from '../../src/profile.js';
+import { jsonPointer } from '../../src/mcp-session.js';
+import { WireClient } from '../../src/wire/client.js';
+import type { Exchange } from '../../src/wire/exchange.js';
+import { redact, redactHeaders } from '../../src/wire/redact.js';
+
+const KEY = 'cnv_live_' + 'A1b2C3d4'.repeat(5);
+
+describe('redaction', () => {
+  it('removes every secret from text and headers', () => {
+    expect(redact(`key=${KEY}&again=${KEY}`, [KEY])).toBe('key=[REDACTED]&again=[REDACTED]');
+    expect(redactHeaders({ authorization: `Bearer ${KEY}`, 'x-echo': KEY }, [KEY])).toEqual({ authorization: 'Bearer [REDACTED]', 'x-echo': '[REDACTED]' });
+  });
+});
+
+describe('profile helpers', () => {
+  it('fills {{vars}} keeping the type of whole-value placeholders', () => {
+    expect(fill({ a: '{{n}}', b: 'id-{{n}}', c: ['{{s}}'] }, { n: 7, s: 'x' })).toEqual({ a: 7, b: 'id-7', c: ['x'] });
+  });
+  it('reads JSON pointers', () => {
+    expect(jsonPointer({ block: { id: 'b1' }, 'a/b': 1 }, '/block/id')).toBe('b1');
+    expect(jsonPointer({ 'a/b': 1 }, '/a~1b')).toBe(1);
+  });
+});
+
+describe('wire client', () => {
+  let port: number;
+  const server = createServer((req, res) => {
+    if (req.url === '/sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message\ndata: {"n":1}\n\n');
+      setTimeout(() => {
+        res.write(': comment\r\ndata: {"n":2}\r\n\r\n');
+        res.end();
+      }, 60);
+      return;
+    }
+    if (req.url === '/open') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n');
+      return; // never ends
+    }
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ echo: req.headers.authorization }));
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('records the exchange with the key redacted, and parses JSON', async () => {
+    const log: Exchange[] = [];
+    const client = new WireClient(log, () => [KEY], 2000);
+    const res = await client.request(`http://127.0.0.1:${port}/json`, { headers: { Authorization: `Bearer ${KEY}` }, json: { a: 1 } });
+    expect(res.json).toEqual({ echo: `Bearer ${KEY}` });
+    expect(JSON.stringify(log)).not.toContain(KEY);
+    expect(log[0]!.request.headers.authorization).toBe('Bearer [REDACTED]');
+    expect(log[0]!.response!.status).toBe(200);
+  });
+
+  it('reads SSE events with arrival times, CRLF and comments included', async () => {
+    const res = await new WireClient([], () => [], 2000).request(`http://127.0.0.1:${port}/sse`);
+    expect(res.messages).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(res.events![1]!.at - res.events![0]!.at).toBeGreaterThanOrEqual(40);
+    expect(res.closed).toBe(true);
+  });
+
+  it('reports a stream still open at the deadline as not closed, keeping the events read', async () => {
+    const res = await new WireClient([], () => [], 300).request(`http://127.0.0.1:${port}/open`);
+    expect(res.closed).toBe(false);
+    expect(res.messages).toEqual([{ n: 1 }]);
+  });
+});
