@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Results } from '../results.js';
+
+export interface ChildRun { code: number | null; stdout: string; stderr: string; results?: Results; reportDir: string; durationMs: number }
+
+/** Runs the conformance command in a child process (a fresh report dir unless given); returns exit code, output and results.json. */
+export async function runConformanceChild(args: string[], timeoutMs = 120_000, reportDir = mkdtempSync(join(tmpdir(), 'conformance-'))): Promise<ChildRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', 'src/cli/conformance.ts', '--report-dir', reportDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  let results: Results | undefined;
+  try {
+    results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Results;
+  } catch {
+    results = undefined;
+  }
+  return { code, stdout, stderr, results, reportDir, durationMs: Math.round(performance.now() - started) };
+}
