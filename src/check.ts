@@ -52,6 +52,7 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
     const target = inject('target');
     if (!selected(requirementIds, inject('only'))) return ctx.skip();
     if (target.profile.kind === 'generic' && !options.generic) return ctx.skip();
+    const rows = requirementIds.map(requirement);
     const wire: Exchange[] = [];
     const record: CheckRecord = {
       name, suite: ctx.task.file.name + (ctx.task.suite ? ` > ${ctx.task.suite.name}` : ''), requirementIds,
@@ -76,6 +77,10 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
     };
     const started = performance.now();
     try {
+      // A rule of revisions the target does not speak cannot be exercised on it.
+      if (rows.every((r) => r.revisions && !r.revisions.some((rev) => target.revisions.includes(rev)))) {
+        c.notTestable(`applies to ${[...new Set(rows.flatMap((r) => r.revisions!))].join(', ')}; the target speaks ${target.revisions.join(', ') || 'no detected revision'}`);
+      }
       await body(c);
       record.status = 'pass';
     } catch (err) {

@@ -9,6 +9,7 @@ import { aggregate, decide, type Results } from './results.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
+import { detectRevisions } from './targets/detect-revisions.js';
 import type { CheckRecord } from './verdict.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,6 +71,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     headers: options.headers, apiKey: options.apiKey, revokedKey: options.revokedKey, profile,
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed,
   });
+  target.info.revisions = await detectRevisions(target.info);
   const records: CheckRecord[] = [];
   const suiteErrors: string[] = [];
   try {
@@ -107,7 +109,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     tool: { name: pkg.name, version: pkg.version },
     target: { kind: target.info.kind, baseUrl: target.info.baseUrl, mcpUrl: target.info.mcpUrl },
     profile: profile.name,
-    protocolRevision: options.protocol,
+    protocolRevision: target.info.revisions.join(', ') || 'none detected',
     seed: options.seed,
     strict: options.strict,
     startedAt: startedAt.toISOString(),

@@ -30,6 +30,8 @@ export interface TargetInfo {
   profile: Profile;
   /** `auto`, or the revision to test. */
   protocol: 'auto' | Revision;
+  /** Revisions the target was found to speak (or the one given with --protocol). */
+  revisions: Revision[];
   /** Per-request deadline. */
   timeoutMs: number;
   seed: number;

@@ -6,7 +6,7 @@ import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { PreparedTarget } from './target.js';
 
-export type TargetBase = Omit<TargetInfo, 'kind' | 'baseUrl' | 'mcpUrl' | 'canBootstrap'>;
+export type TargetBase = Omit<TargetInfo, 'kind' | 'baseUrl' | 'mcpUrl' | 'canBootstrap' | 'revisions'>;
 
 /**
  * The reference server in-process on a free loopback port with a fresh in-memory store, mailing to the
@@ -38,6 +38,7 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     keyPrefix: keyPrefixOf(a!.apiKey),
     canBootstrap: true,
     mailboxUrl: sink.messagesUrl,
+    revisions: [],
   };
   return {
     info,

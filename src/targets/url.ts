@@ -34,6 +34,7 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
     keyPrefix: keyPrefixOf(apiKey),
     canBootstrap: service && !mcpUrl,
     ...(mailboxUrl && { mailboxUrl }),
+    revisions: [],
   };
   return { info, close: async () => {} };
 }
