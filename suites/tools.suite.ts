@@ -1,0 +1,172 @@
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe } from 'vitest';
+import { check, type CheckContext } from '../src/check.js';
+import type { WireResponse } from '../src/wire/client.js';
+
+/** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
+const DESCRIBED_TOOLS = ['blocks.create', 'blocks.build', 'blocks.list', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'];
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const MAX_PAGES = 20;
+const MODERN = '2026-07-28';
+
+/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
+function final(res: WireResponse): any {
+  return res.messages ? res.messages[res.messages.length - 1] : res.json;
+}
+
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every page of tools/list, following `nextCursor` (bounded); fails the check on a reply without a result. */
+async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[] }> {
+  const tools: any[] = [];
+  const pages: any[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
+    const msg = final(res);
+    c.verify(res.status === 200 && isObject(msg?.result), 'tools/list answers 200 with a result', '200 and a result object', { status: res.status, body: msg ?? res.text.slice(0, 300) });
+    pages.push(msg.result);
+    if (Array.isArray(msg.result.tools)) tools.push(...msg.result.tools);
+    if (typeof msg.result.nextCursor !== 'string') return { tools, pages };
+    cursor = msg.result.nextCursor;
+  }
+  c.observe(`tools/list still had a nextCursor after ${MAX_PAGES} pages; stopped there`);
+  return { tools, pages };
+}
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
+const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+
+/**
+ * Compiles a schema in its dialect: 2020-12 unless `$schema` says draft-07. Unknown keywords are allowed
+ * (JSON Schema ignores them); the schema itself is validated against its dialect's meta-schema.
+ */
+function compile(schema: unknown): { ok: true; validate: (v: unknown) => boolean } | { ok: false; error: string } | { dialect: string } {
+  if (!isObject(schema)) return { ok: false, error: `not a JSON Schema object: ${JSON.stringify(schema)}` };
+  const dialect = schema.$schema;
+  if (dialect !== undefined && (typeof dialect !== 'string' || (!DRAFT_07.test(dialect) && !DRAFT_2020_12.test(dialect)))) return { dialect: String(dialect) };
+  const ajv = typeof dialect === 'string' && DRAFT_07.test(dialect) ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  try {
+    const validate = ajv.compile(schema);
+    return { ok: true, validate: (v) => validate(v) as boolean };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+function modernToolsList(c: CheckContext, id: number): Promise<WireResponse> {
+  return c.mcp.post({
+    jsonrpc: '2.0', id, method: 'tools/list',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' } });
+}
+
+describe('tools', () => {
+  // "ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required)."
+  check('tools-list-result-shape', 'tools/list returns tools with a name and an inputSchema, and a string nextCursor if any', async (c) => {
+    const { tools, pages } = await listTools(c);
+    for (const page of pages) {
+      c.verify(Array.isArray(page.tools), 'result.tools is an array', 'an array', page.tools);
+      c.verify(page.nextCursor === undefined || typeof page.nextCursor === 'string', 'nextCursor is a string when present', 'a string or absent', page.nextCursor);
+    }
+    for (const tool of tools) {
+      c.verify(isObject(tool), 'every tool is an object', 'an object', tool);
+      c.verify(typeof tool.name === 'string' && tool.name.length > 0, 'every tool has a string name', 'a non-empty string', tool.name);
+      c.verify(isObject(tool.inputSchema), `${tool.name}: inputSchema is present and an object`, 'an object', tool.inputSchema ?? null);
+      for (const field of ['title', 'description'] as const) {
+        c.verify(tool[field] === undefined || typeof tool[field] === 'string', `${tool.name}: ${field} is a string when present`, 'a string or absent', tool[field]);
+      }
+      c.verify(tool.outputSchema === undefined || isObject(tool.outputSchema), `${tool.name}: outputSchema is an object when present`, 'an object or absent', tool.outputSchema);
+    }
+    c.observe(`${tools.length} tools in ${pages.length} page(s)`);
+  }, { generic: true });
+
+  // Block: "Authored through tools `blocks.create`, `blocks.build`, `blocks.list`." Data source: "Operated through
+  // `dataSources.testConnection` and `dataSources.triggerRefresh`." Schedule: "Operated through `schedule.preview`."
+  check('tools-described-tools-listed', 'every tool the description names is in tools/list', async (c) => {
+    const { tools } = await listTools(c);
+    const names = tools.map((t) => t?.name);
+    const missing = DESCRIBED_TOOLS.filter((n) => !names.includes(n));
+    c.verify(missing.length === 0, `tools/list lacks ${missing.join(', ')}`, DESCRIBED_TOOLS, names);
+    const extra = names.filter((n) => !DESCRIBED_TOOLS.includes(n));
+    if (extra.length) c.observe(`tools beyond the description: ${extra.join(', ')}`);
+  });
+
+  // inputSchema: "Defaults to 2020-12 if no `$schema` field is present"; "**MUST** be a valid JSON Schema object (not `null`)".
+  check('tools-input-schema-compiles', 'every inputSchema is a valid JSON Schema in its dialect', async (c) => {
+    const { tools } = await listTools(c);
+    if (tools.length === 0) c.notTestable('tools/list lists no tool');
+    for (const tool of tools) {
+      const compiled = compile(tool?.inputSchema);
+      if ('dialect' in compiled) {
+        c.observe(`${tool.name}: $schema ${compiled.dialect} is not a dialect the harness validates (2020-12, draft-07); not checked`);
+        continue;
+      }
+      c.verify(compiled.ok, `${tool.name}: inputSchema does not compile${compiled.ok ? '' : `: ${compiled.error}`}`, 'a valid JSON Schema', tool.inputSchema ?? null);
+    }
+  }, { generic: true });
+
+  // Tool.inputSchema: `{ $schema?: string; type: "object"; ... }`.
+  check('tools-input-schema-object-root', 'every inputSchema has "type": "object" at its root', async (c) => {
+    const { tools } = await listTools(c);
+    if (tools.length === 0) c.notTestable('tools/list lists no tool');
+    for (const tool of tools) {
+      c.verify(isObject(tool?.inputSchema) && tool.inputSchema.type === 'object', `${tool?.name}: inputSchema root type is "object"`, { type: 'object' }, tool?.inputSchema ?? null);
+    }
+  }, { generic: true });
+
+  // "`blocks.list` accepts a boolean argument `published`."
+  check('tools-blocks-list-published-boolean', 'blocks.list takes a boolean `published`', async (c) => {
+    const { tools } = await listTools(c);
+    const tool = tools.find((t) => t?.name === 'blocks.list');
+    c.verify(tool !== undefined, 'blocks.list is in tools/list', 'blocks.list', tools.map((t) => t?.name));
+    const compiled = compile(tool.inputSchema);
+    if ('dialect' in compiled) return c.notTestable(`blocks.list declares $schema ${compiled.dialect}, which the harness does not validate`);
+    if (!compiled.ok) return c.verify(false, `blocks.list inputSchema does not compile: ${compiled.error}`, 'a valid JSON Schema', tool.inputSchema);
+    const declared = isObject(tool.inputSchema.properties) && 'published' in tool.inputSchema.properties;
+    c.verify(declared, 'blocks.list declares a `published` property', 'properties.published', tool.inputSchema);
+    for (const value of [true, false]) {
+      c.verify(compiled.validate({ published: value }), `blocks.list accepts published: ${value}`, 'valid', { published: value });
+    }
+    for (const value of ['true', 1, null]) {
+      c.verify(!compiled.validate({ published: value }), `blocks.list's schema rejects published: ${JSON.stringify(value)} (not a boolean)`, 'invalid', { published: value });
+    }
+  });
+
+  // "Tool names SHOULD be between 1 and 128 characters ... the only allowed characters: A-Z, a-z, 0-9, _, -, ." "SHOULD be unique within a server."
+  check('tools-name-format', 'tool names are 1-128 characters of [A-Za-z0-9_.-] and unique', async (c) => {
+    const { tools } = await listTools(c);
+    const names: unknown[] = tools.map((t) => t?.name);
+    const bad = names.filter((n) => typeof n !== 'string' || !TOOL_NAME.test(n));
+    c.verify(bad.length === 0, `tool names outside ^[A-Za-z0-9_.-]{1,128}$: ${bad.map((n) => JSON.stringify(n)).join(', ')}`, 'names matching ^[A-Za-z0-9_.-]{1,128}$', bad);
+    const dupes = names.filter((n, i) => names.indexOf(n) !== i);
+    c.verify(dupes.length === 0, `duplicate tool names: ${dupes.join(', ')}`, 'unique names', dupes);
+  }, { generic: true });
+
+  // "Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."
+  check('tools-list-deterministic-order', 'tools/list returns the same order every time', async (c) => {
+    const orders = async (send: (i: number) => Promise<WireResponse>) =>
+      (await Promise.all([1, 2, 3].map(send))).map((res) => {
+        const tools = final(res)?.result?.tools;
+        return Array.isArray(tools) ? tools.map((t: any) => t?.name).join(',') : undefined;
+      });
+    const legacy = await orders(() => c.mcp.request('tools/list'));
+    if (new Set(legacy).size > 1) c.observe('the 2025-era wire returned tools/list in different orders (a SHOULD only from 2026-07-28)');
+    const modern = await orders((i) => modernToolsList(c, i));
+    c.verify(modern.every((o) => o !== undefined), 'tools/list on the 2026-07-28 wire returns tools', 'three listings', modern);
+    c.verify(new Set(modern).size === 1, 'three tools/list calls (2026-07-28) return the same order', modern[0], modern);
+  }, { generic: true });
+
+  // "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."
+  check('tools-list-invalid-cursor', 'tools/list with a cursor the server never issued gets -32602', async (c) => {
+    const res = await c.mcp.request('tools/list', { cursor: 'conformance-not-a-cursor-%%' });
+    const msg = final(res);
+    c.verify(res.status < 500, 'an invalid cursor is not a server error', '< 500', res.status);
+    c.verify(msg?.error?.code === -32602, 'an invalid cursor gets a -32602 error, not a page', { error: { code: -32602 } }, msg ?? res.text.slice(0, 300));
+  }, { generic: true });
+});
