@@ -1,0 +1,364 @@
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe } from 'vitest';
+import { check, type CheckContext } from '../src/check.js';
+import { McpSession } from '../src/mcp-session.js';
+import { fill, type CallRecipe } from '../src/profile.js';
+import { bootstrapKey } from '../src/targets/bootstrap-keys.js';
+import { WireClient, type WireResponse } from '../src/wire/client.js';
+
+const MODERN = '2026-07-28';
+const SEP_1303 = '2025-11-25';
+/** Plan-cap probe: creates sent in concurrent waves, at most this many in all. */
+const CAP_WAVE = 15;
+const CAP_BOUND = 45;
+const CONTENT_TYPES = ['text', 'image', 'audio', 'resource_link', 'resource'];
+
+/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
+function final(res: WireResponse): any {
+  return res.messages ? res.messages[res.messages.length - 1] : res.json;
+}
+
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function textOf(result: any): string {
+  return Array.isArray(result?.content) ? result.content.filter((i: any) => i?.type === 'text').map((i: any) => String(i.text)).join(' ') : '';
+}
+
+function brief(res: WireResponse): unknown {
+  return { status: res.status, contentType: res.headers['content-type'], body: final(res) ?? res.text.slice(0, 300) };
+}
+
+const listBlocks = (c: CheckContext): CallRecipe => c.target.profile.calls.listBlocks ?? { tool: 'blocks.list', arguments: {} };
+
+/** The tools/list listing (first page is enough for the tools these checks call), by name. */
+async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, any>> {
+  const res = await mcp.request('tools/list');
+  const tools = final(res)?.result?.tools;
+  c.verify(Array.isArray(tools), 'tools/list returns tools', 'a tools array', brief(res));
+  return new Map(tools.filter(isObject).map((t: any) => [t.name, t]));
+}
+
+/**
+ * A workspace of the check's own, bootstrapped, so that creating blocks neither disturbs nor is disturbed by
+ * other checks on the shared workspace. Its key is redacted in the wire log like the target's keys.
+ */
+async function ownWorkspace(c: CheckContext, label: string): Promise<McpSession | undefined> {
+  if (!c.target.canBootstrap) return undefined;
+  let apiKey: string;
+  try {
+    ({ apiKey } = await bootstrapKey(c.target.baseUrl, label, c.target.timeoutMs));
+  } catch (err) {
+    c.observe(`bootstrapping a workspace for this check failed: ${(err as Error).message}`);
+    return undefined;
+  }
+  const t = c.target;
+  const http = new WireClient(c.http.log, () => [t.apiKey, t.otherKey, t.revokedKey, apiKey].filter((k): k is string => !!k), t.timeoutMs);
+  c.observe(`ran in a workspace bootstrapped for this check (${label})`);
+  return new McpSession(http, { ...t, apiKey });
+}
+
+/** The items of a list result: `structuredContent` itself, or its first array member (else the same in the text). */
+function listedItems(result: any): unknown[] | undefined {
+  let value = result?.structuredContent;
+  if (value === undefined) {
+    try {
+      value = JSON.parse(textOf(result));
+    } catch {
+      return undefined;
+    }
+  }
+  if (Array.isArray(value)) return value;
+  if (isObject(value)) return Object.values(value).find(Array.isArray);
+  return undefined;
+}
+
+const itemKey = (item: unknown): string => (isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : JSON.stringify(item));
+
+/** Keys of the blocks `blocks.list` returns, optionally filtered on `published`. */
+async function listKeys(c: CheckContext, mcp: McpSession, published?: boolean): Promise<string[]> {
+  const recipe = listBlocks(c);
+  const args = { ...(fill(recipe.arguments, {}) as Record<string, unknown>), ...(published !== undefined && { published }) };
+  const res = await mcp.call(recipe.tool, args);
+  const msg = final(res);
+  c.verify(isObject(msg?.result) && msg.result.isError !== true, `${recipe.tool} ${JSON.stringify(args)} succeeds`, 'a result', brief(res));
+  const items = listedItems(msg.result);
+  c.verify(items !== undefined, `${recipe.tool} returns a list of blocks`, 'an array in structuredContent', msg.result);
+  return items!.map(itemKey);
+}
+
+/** Successful calls whose results the result checks look at: blocks.list with and without the filter, and read-only recipes without variables. */
+async function sampleCalls(c: CheckContext): Promise<{ tool: string; res: WireResponse }[]> {
+  const tools = await toolsByName(c);
+  const list = listBlocks(c);
+  const calls: { tool: string; args: Record<string, unknown> }[] = [
+    { tool: list.tool, args: list.arguments },
+    { tool: list.tool, args: { ...list.arguments, published: true } },
+    { tool: list.tool, args: { ...list.arguments, published: false } },
+  ];
+  for (const recipe of Object.values(c.target.profile.streaming)) {
+    if (!JSON.stringify(recipe.arguments).includes('{{') && tools.get(recipe.tool)?.annotations?.readOnlyHint === true) calls.push({ tool: recipe.tool, args: recipe.arguments });
+  }
+  return Promise.all(calls.map(async ({ tool, args }) => ({ tool, res: await c.mcp.call(tool, args) })));
+}
+
+/** What is wrong with a CallToolResult, per the 2025-11-25 schema. */
+function resultProblems(result: unknown): string[] {
+  if (!isObject(result)) return ['the result is not an object'];
+  const problems: string[] = [];
+  if (!Array.isArray(result.content)) problems.push('content is not an array');
+  else {
+    result.content.forEach((item: any, i: number) => {
+      if (!isObject(item) || !CONTENT_TYPES.includes(item.type)) problems.push(`content[${i}] has no known type (${CONTENT_TYPES.join(', ')})`);
+      else if (item.type === 'text' && typeof item.text !== 'string') problems.push(`content[${i}].text is not a string`);
+      else if ((item.type === 'image' || item.type === 'audio') && (typeof item.data !== 'string' || typeof item.mimeType !== 'string')) problems.push(`content[${i}] lacks string data and mimeType`);
+      else if (item.type === 'resource_link' && (typeof item.uri !== 'string' || typeof item.name !== 'string')) problems.push(`content[${i}] lacks string uri and name`);
+      else if (item.type === 'resource' && !(isObject(item.resource) && typeof item.resource.uri === 'string')) problems.push(`content[${i}].resource lacks a uri`);
+    });
+  }
+  if ('isError' in result && typeof result.isError !== 'boolean') problems.push('isError is not a boolean');
+  if ('structuredContent' in result && !isObject(result.structuredContent)) problems.push('structuredContent is not an object');
+  return problems;
+}
+
+function compileOutputSchema(schema: Record<string, any>): (v: unknown) => { ok: boolean; errors: string } {
+  const ajv = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  const validate = ajv.compile(schema);
+  return (v) => ({ ok: validate(v) as boolean, errors: ajv.errorsText(validate.errors) });
+}
+
+/** A value of another JSON type than the one a property schema declares; undefined when it declares none simply. */
+function wrongValue(prop: unknown): unknown {
+  const type = isObject(prop) ? prop.type : undefined;
+  switch (type) {
+    case 'string': return 12345;
+    case 'integer':
+    case 'number': return 'not a number';
+    case 'boolean': return 'yes';
+    case 'array': return 'not an array';
+    case 'object': return 'not an object';
+    default: return undefined;
+  }
+}
+
+/** Rejected as invalid: a tool execution error (isError) or a -32602 protocol error; never a success, a 5xx or -32603. */
+function rejection(res: WireResponse): 'tool-error' | 'invalid-params' | string {
+  const msg = final(res);
+  if (res.status >= 500) return `HTTP ${res.status}`;
+  if (msg?.result?.isError === true) return 'tool-error';
+  if (msg?.error?.code === -32602) return 'invalid-params';
+  if (msg?.error) return `JSON-RPC error ${msg.error.code}`;
+  if (msg?.result) return 'a success result';
+  return `HTTP ${res.status} without a JSON-RPC reply`;
+}
+
+/** Creates blocks in a fresh workspace in concurrent waves until one is refused (bounded), counting before and after. */
+async function fillToCap(c: CheckContext): Promise<{ before: number; after: number; created: number; refusal?: WireResponse }> {
+  const create = c.target.profile.calls.createBlock;
+  if (!create) return c.notTestable('the profile has no createBlock recipe');
+  const mcp = await ownWorkspace(c, 'plan cap');
+  if (!mcp) return c.notTestable('filling a workspace to its plan cap needs a workspace of its own (bootstrap), or it would disturb other checks on the shared one');
+  const before = (await listKeys(c, mcp)).length;
+  let created = 0;
+  let refusal: WireResponse | undefined;
+  for (let sent = 0; sent < CAP_BOUND && !refusal; sent += CAP_WAVE) {
+    const replies = await Promise.all(Array.from({ length: CAP_WAVE }, (_, i) => mcp.recipe(create, { title: `conformance cap ${sent + i + 1}` })));
+    for (const res of replies) {
+      const msg = final(res);
+      if (res.status === 200 && isObject(msg?.result) && msg.result.isError !== true) created += 1;
+      else refusal ??= res;
+    }
+  }
+  const after = (await listKeys(c, mcp)).length;
+  c.observe(`${before} block(s) before; ${created} create(s) succeeded; ${after} block(s) listed after${refusal ? `; refused with: ${JSON.stringify(final(refusal)).slice(0, 300)}` : ''}`);
+  return { before, after, created, refusal };
+}
+
+describe('calls', () => {
+  // "A normal tool call gets a single JSON-RPC reply." "All other tools reply with one JSON-RPC reply."
+  check('calls-non-streaming-json', 'non-streaming tools answer application/json with one JSON-RPC reply', async (c) => {
+    const list = listBlocks(c);
+    const calls: [string, Record<string, unknown>][] = [[list.tool, list.arguments], [list.tool, { ...list.arguments, published: true }], [list.tool, { ...list.arguments, published: false }]];
+    const publish = c.target.profile.calls.publishBlock;
+    if (publish) calls.push([publish.tool, fill(publish.arguments, { blockId: 'conformance-no-such-block' }) as Record<string, unknown>]);
+    await Promise.all(calls.map(async ([tool, args], i) => {
+      const id = `json-${i}`;
+      const res = await c.mcp.call(tool, args, { id });
+      c.verify(res.status === 200 && res.mediaType === 'application/json', `${tool} ${JSON.stringify(args)} answers 200 application/json`, '200 application/json', brief(res));
+      c.verify(isObject(res.json) && res.json.id === id && ('result' in res.json || 'error' in res.json), `${tool}: the body is one JSON-RPC reply to the request`, { id, result: '...' }, res.json ?? res.text.slice(0, 300));
+    }));
+  });
+
+  // CallToolResult: `content: ContentBlock[]`; `isError?: boolean`; `structuredContent?: { [key: string]: unknown }`.
+  check('calls-result-shape', 'tool results have a content array of known blocks and a boolean isError', async (c) => {
+    const samples = await sampleCalls(c);
+    const publish = c.target.profile.calls.publishBlock;
+    if (publish) samples.push({ tool: publish.tool, res: await c.mcp.call(publish.tool, fill(publish.arguments, { blockId: 'conformance-no-such-block' }) as Record<string, unknown>) });
+    const list = listBlocks(c);
+    if (c.target.revisions.includes(SEP_1303)) {
+      samples.push({ tool: list.tool, res: await c.mcp.call(list.tool, { ...list.arguments, published: 'yes' }, { headers: { 'mcp-protocol-version': SEP_1303 } }) });
+    }
+    let checked = 0;
+    for (const { tool, res } of samples) {
+      const msg = final(res);
+      if (!msg || !('result' in msg)) continue;
+      checked += 1;
+      const problems = resultProblems(msg.result);
+      c.verify(problems.length === 0, `${tool}: ${problems.join('; ')}`, 'a CallToolResult', msg.result);
+    }
+    c.verify(checked > 0, 'at least one call returned a result', '>= 1 result', samples.map((s) => brief(s.res)));
+  });
+
+  // "If an output schema is provided: Servers **MUST** provide structured results that conform to this schema."
+  check('calls-structured-content-schema', 'structuredContent conforms to the declared outputSchema', async (c) => {
+    const [tools, samples] = await Promise.all([toolsByName(c), sampleCalls(c)]);
+    let checked = 0;
+    for (const { tool, res } of samples) {
+      const schema = tools.get(tool)?.outputSchema;
+      const result = final(res)?.result;
+      if (!isObject(schema) || !isObject(result) || result.isError === true) continue;
+      checked += 1;
+      c.verify('structuredContent' in result, `${tool} declares an outputSchema, so its result carries structuredContent`, 'structuredContent', result);
+      const outcome = compileOutputSchema(schema)(result.structuredContent);
+      c.verify(outcome.ok, `${tool}: structuredContent does not conform to the outputSchema: ${outcome.errors}`, schema, result.structuredContent);
+    }
+    if (checked === 0) c.notTestable('no successful call of a tool that declares an outputSchema');
+  });
+
+  // "a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."
+  check('calls-text-mirrors-structured', 'a result with structuredContent also carries it as JSON text', async (c) => {
+    const samples = await sampleCalls(c);
+    let checked = 0;
+    for (const { tool, res } of samples) {
+      const result = final(res)?.result;
+      if (!isObject(result) || !('structuredContent' in result)) continue;
+      checked += 1;
+      const mirrored = (Array.isArray(result.content) ? result.content : []).some((item: any) => {
+        if (item?.type !== 'text' || typeof item.text !== 'string') return false;
+        try {
+          return isDeepStrictEqual(JSON.parse(item.text), result.structuredContent);
+        } catch {
+          return false;
+        }
+      });
+      c.verify(mirrored, `${tool}: no text block holds the serialized structuredContent`, JSON.stringify(result.structuredContent).slice(0, 300), result.content);
+    }
+    if (checked === 0) c.notTestable('no call returned structuredContent');
+  });
+
+  // Protocol Errors: "Standard JSON-RPC errors for issues like: Unknown tools". Example: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.
+  check('calls-unknown-tool-protocol-error', 'an unknown tool is a -32602 protocol error, not an isError result', async (c) => {
+    const res = await c.mcp.call('conformance.no-such-tool', {});
+    const msg = final(res);
+    c.verify(res.status < 500, 'an unknown tool is not a server error', '< 500', brief(res));
+    c.verify(isObject(msg) && !('result' in msg), 'an unknown tool gets no result (not even isError)', { error: { code: -32602 } }, msg ?? brief(res));
+    c.verify(msg.error?.code === -32602, 'an unknown tool gets error code -32602', -32602, msg.error);
+  }, { generic: true });
+
+  // "Servers **MUST**: Validate all tool inputs."
+  check('calls-invalid-arguments-rejected', 'wrong-typed arguments are rejected (isError or -32602), never a 5xx or -32603', async (c) => {
+    const tools = await toolsByName(c);
+    const list = listBlocks(c);
+    const probes: { label: string; send: () => Promise<WireResponse> }[] = [];
+    for (const rev of [undefined, ...c.target.revisions.filter((r) => r !== MODERN)]) {
+      for (const value of ['yes', 1]) {
+        probes.push({ label: `${list.tool} {published: ${JSON.stringify(value)}}${rev ? ` under ${rev}` : ''}`, send: () => c.mcp.call(list.tool, { ...list.arguments, published: value }, rev ? { headers: { 'mcp-protocol-version': rev } } : {}) });
+      }
+    }
+    // Every listed tool: one declared property given a value of another type.
+    for (const [name, tool] of tools) {
+      const props = isObject(tool.inputSchema?.properties) ? tool.inputSchema.properties : {};
+      const entry = Object.entries(props).find(([, p]) => wrongValue(p) !== undefined);
+      if (!entry) continue;
+      const args = { [entry[0]]: wrongValue(entry[1]) };
+      probes.push({ label: `${name} ${JSON.stringify(args)}`, send: () => c.mcp.call(name, args) });
+    }
+    const outcomes = await Promise.all(probes.map(async (p) => ({ label: p.label, res: await p.send() })));
+    const seen = new Map<string, number>();
+    for (const { label, res } of outcomes) {
+      const how = rejection(res);
+      seen.set(how, (seen.get(how) ?? 0) + 1);
+      c.verify(how === 'tool-error' || how === 'invalid-params', `${label} is rejected as invalid (isError result or -32602), not ${how}`, 'isError: true, or error -32602', brief(res));
+    }
+    c.observe(`${outcomes.length} invalid calls: ${[...seen].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+  });
+
+  // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors" (SEP-1303, 2025-11-25).
+  check('calls-invalid-arguments-tool-error', 'from 2025-11-25, wrong-typed arguments are an isError result the model can read', async (c) => {
+    const list = listBlocks(c);
+    const args = { ...list.arguments, published: 'yes' };
+    let res: WireResponse;
+    if (c.target.revisions.includes(SEP_1303)) {
+      res = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': SEP_1303 } });
+    } else {
+      res = await c.mcp.post({
+        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: { name: list.tool, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': list.tool } });
+    }
+    const result = final(res)?.result;
+    c.verify(result?.isError === true, 'a wrong-typed argument gets a result with isError: true', { isError: true }, brief(res));
+    c.verify(textOf(result).trim().length > 0, 'the isError result explains the problem in a text block', 'a non-empty text block', result.content);
+    if (c.target.revisions.includes('2025-06-18')) {
+      const before = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': '2025-06-18' } });
+      c.observe(`under 2025-06-18 the same call gets ${rejection(before)}`);
+    }
+  });
+
+  // "`blocks.list` accepts a boolean argument `published`." "the `published` flag used as a filter of `blocks.list`; a boolean".
+  check('calls-published-filter-partitions', 'published: true and false partition blocks.list', async (c) => {
+    const create = c.target.profile.calls.createBlock;
+    if (!create) c.notTestable('the profile has no createBlock recipe');
+    const own = await ownWorkspace(c, 'published filter');
+    const mcp = own ?? c.mcp;
+    if (!own) c.observe('bootstrap is not available: ran on the shared workspace, where other checks may add blocks meanwhile');
+    const ids = await Promise.all([1, 2, 3].map(async (i) => {
+      const vars: Record<string, unknown> = { title: `conformance published ${i}` };
+      const res = await mcp.recipe(create!, vars);
+      c.verify(isObject(final(res)?.result) && final(res).result.isError !== true, `the profile's createBlock recipe succeeds`, 'a result', brief(res));
+      return vars.blockId === undefined ? undefined : String(vars.blockId);
+    }));
+    const publish = c.target.profile.calls.publishBlock;
+    const published = ids[0];
+    if (publish && published !== undefined) {
+      const res = await mcp.recipe(publish, { blockId: published });
+      c.verify(isObject(final(res)?.result) && final(res).result.isError !== true, `the profile's publishBlock recipe succeeds`, 'a result', brief(res));
+    } else c.observe('no publishBlock recipe (or no captured blockId): only the partition is checked');
+
+    const attempts = own ? 1 : 3;
+    for (let attempt = 1; ; attempt++) {
+      const [all, yes, no] = await Promise.all([listKeys(c, mcp), listKeys(c, mcp, true), listKeys(c, mcp, false)]);
+      const both = yes.filter((k) => no.includes(k));
+      c.verify(both.length === 0, 'no block is listed under both published: true and published: false', [], both);
+      const union = [...yes, ...no].sort();
+      if (!isDeepStrictEqual(union, [...all].sort()) && attempt < attempts) continue;
+      c.verify(isDeepStrictEqual(union, [...all].sort()), 'the published and unpublished lists together are the unfiltered list', [...all].sort(), union);
+      for (const id of ids) if (id !== undefined) c.verify(all.includes(id), `created block ${id} is listed`, id, all);
+      if (publish && published !== undefined) c.verify(yes.includes(published), `the block published through the profile (${published}) is in the published: true list`, published, yes);
+      c.observe(`${all.length} blocks: ${yes.length} published, ${no.length} not`);
+      return;
+    }
+  });
+
+  // "block authoring stays within the caps of the plan." Tool Execution Errors: "Reported in tool results with `isError: true`: ... Business logic errors".
+  check('calls-plan-cap-tool-error', 'past the plan cap, creating a block is a clear isError result', async (c) => {
+    const { before, created, refusal } = await fillToCap(c);
+    if (!refusal) return c.notTestable(`no plan cap reached within ${CAP_BOUND} creates (the workspace held ${before} block(s), ${created} were created)`);
+    const msg = final(refusal);
+    c.verify(refusal.status < 500, 'the refusal at the cap is not a server error', '< 500', brief(refusal));
+    c.verify(msg?.result?.isError === true, 'the refusal at the cap is a tool result with isError: true', { isError: true }, msg ?? brief(refusal));
+    c.verify(textOf(msg.result).trim().length > 0, 'the refusal explains itself in a text block', 'a non-empty text block', msg.result.content);
+  }, { timeout: 60_000 });
+
+  // "block authoring stays within the caps of the plan": a refused create writes nothing.
+  check('calls-plan-cap-no-partial-write', 'the blocks listed after the cap are exactly the creates that succeeded', async (c) => {
+    const { before, after, created, refusal } = await fillToCap(c);
+    c.verify(after === before + created, 'blocks listed = blocks before + successful creates (a refused create writes nothing, a reported success wrote one)', before + created, after);
+    if (!refusal) c.notTestable(`no plan cap reached within ${CAP_BOUND} creates (the workspace held ${before} block(s), ${created} were created)`);
+  }, { timeout: 60_000 });
+});
