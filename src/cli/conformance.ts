@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
+import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
 import { runConformance, type RunOptions } from '../run.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
@@ -102,6 +104,7 @@ const options: RunOptions = {
   timeoutMs,
   mutant: values.mutant,
   replayBase: replay.join(' '),
+  writers: REPORT_WRITERS,
 };
 
 console.error(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}`);
@@ -109,7 +112,7 @@ try {
   const results = await runConformance(options);
   const t = results.totals;
   console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested (${(results.durationMs / 1000).toFixed(1)} s)`);
-  console.log(`reports: ${options.reportDir}/results.json`);
+  console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
   process.exit(results.exitCode);
 } catch (err) {
   if (err instanceof TargetError) {

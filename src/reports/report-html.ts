@@ -1,0 +1,291 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RequirementResult, Results } from '../results.js';
+import type { CheckRecord } from '../verdict.js';
+import type { Exchange, SseEvent } from '../wire/exchange.js';
+import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+import { statusWord } from './summary-md.js';
+
+/*
+ * report.html: one self-contained page for a person: the requirement matrix (filterable by status and
+ * text) and every failure and warning with expected vs actual and its wire log (requests, responses,
+ * SSE events with arrival times). No network at all: CSS and the small filter script are inline and a
+ * Content-Security-Policy forbids fetching anything. Every value from the run is escaped; the script
+ * holds no data, so nothing from the target can reach it.
+ */
+
+/** Largest body shown per request or response; the rest is cut with a note. */
+const MAX_BODY = 64 * 1024;
+/** Exchanges shown per failing check. */
+const MAX_EXCHANGES = 40;
+/** SSE events shown per response. */
+const MAX_EVENTS = 200;
+
+/** Escapes text for HTML content and attribute values; control characters become visible escapes. */
+export function htmlEscape(text: string): string {
+  return scrubKeys(text)
+    .replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch]!)
+    // C0/C1 controls (other than tab, LF, CR), lone surrogates and noncharacters are shown, not emitted.
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const h = htmlEscape;
+
+/** A requirement id as a safe fragment identifier. */
+function anchor(prefix: string, id: string): string {
+  return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+const STATUS_LABEL: Record<string, string> = { pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested' };
+
+function badge(status: string, extra = ''): string {
+  return `<span class="badge s-${h(status)}">${h(STATUS_LABEL[status] ?? status)}${extra ? ` ${h(extra)}` : ''}</span>`;
+}
+
+/** Pretty-prints JSON text when it parses; otherwise returns it unchanged. Cut to MAX_BODY either way. */
+function prettyBody(text: string): string {
+  let out = text;
+  if (text.length < MAX_BODY * 4 && /^\s*[[{]/.test(text)) {
+    try {
+      out = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      out = text;
+    }
+  }
+  return truncate(out, MAX_BODY);
+}
+
+function headersTable(headers: Record<string, string>): string {
+  const rows = Object.entries(headers).map(([k, v]) => `<tr><th>${h(k)}</th><td>${h(v)}</td></tr>`).join('');
+  return rows ? `<table class="headers">${rows}</table>` : '<p class="muted">no headers</p>';
+}
+
+function eventsTable(events: SseEvent[]): string {
+  const rows = events.slice(0, MAX_EVENTS).map((e) => `<tr><td class="num">${h(String(e.at))} ms</td><td>${h(e.event ?? 'message')}</td><td>${h(e.id ?? '')}</td><td><pre>${h(truncate(e.data, MAX_BODY))}</pre></td></tr>`).join('');
+  const more = events.length > MAX_EVENTS ? `<p class="muted">${events.length - MAX_EVENTS} more events not shown</p>` : '';
+  return `<table class="sse"><thead><tr><th>arrived</th><th>event</th><th>id</th><th>data</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
+}
+
+function statusClass(status: number): string {
+  return status >= 500 ? 'http5' : status >= 400 ? 'http4' : status >= 300 ? 'http3' : 'http2';
+}
+
+function exchangeHtml(x: Exchange, i: number): string {
+  const parts: string[] = [];
+  parts.push(`<div class="line"><span class="n">#${i + 1}</span> <span class="method">${h(x.request.method)}</span> <span class="url">${h(x.request.url)}</span> <span class="muted">${h(x.startedAt)}</span></div>`);
+  parts.push(`<details class="hdrs"><summary>request headers (${Object.keys(x.request.headers).length})</summary>${headersTable(x.request.headers)}</details>`);
+  if (x.request.body !== undefined && x.request.body !== '') parts.push(`<pre class="body req">${h(prettyBody(x.request.body))}</pre>`);
+  const r = x.response;
+  if (!r) {
+    parts.push(`<div class="line error">no response${x.error ? `: ${h(x.error)}` : ''}</div>`);
+  } else {
+    const type = r.headers['content-type'];
+    const open = r.closed === false ? ' <span class="badge s-warn">stream still open at the deadline</span>' : '';
+    parts.push(`<div class="line"><span class="status ${statusClass(r.status)}">${h(String(r.status))}</span>${type ? ` <span class="ctype">${h(type)}</span>` : ''} <span class="muted">headers after ${h(String(r.headersAt))} ms, end after ${h(String(r.endAt))} ms</span>${open}</div>`);
+    parts.push(`<details class="hdrs"><summary>response headers (${Object.keys(r.headers).length})</summary>${headersTable(r.headers)}</details>`);
+    if (r.events && r.events.length > 0) parts.push(eventsTable(r.events));
+    else if (r.body !== undefined && r.body !== '') parts.push(`<pre class="body res">${h(prettyBody(r.body))}</pre>`);
+    else parts.push('<p class="muted">empty body</p>');
+    if (x.error) parts.push(`<div class="line error">${h(x.error)}</div>`);
+  }
+  return `<li class="exchange">${parts.join('\n')}</li>`;
+}
+
+function wireHtml(wire: Exchange[]): string {
+  if (wire.length === 0) return '<p class="muted">No HTTP exchange was recorded for this check.</p>';
+  const more = wire.length > MAX_EXCHANGES ? `<p class="muted">${wire.length - MAX_EXCHANGES} more exchanges not shown (see results.json)</p>` : '';
+  return `<details class="wire" open><summary>Wire log: ${wire.length} exchange${wire.length === 1 ? '' : 's'}</summary><ol class="exchanges">${wire.slice(0, MAX_EXCHANGES).map(exchangeHtml).join('\n')}</ol>${more}</details>`;
+}
+
+function checkHtml(c: CheckRecord): string {
+  const obs = c.observations.length ? `<ul class="obs">${c.observations.map((o) => `<li>observed: ${h(o)}</li>`).join('')}</ul>` : '';
+  return `<div class="check">
+<h4>${h(c.name)} <span class="muted">${h(c.suite)}, ${h(String(c.durationMs))} ms</span></h4>
+${c.message ? `<p class="message">${h(c.message)}</p>` : ''}
+<div class="ea"><div><h5>expected</h5><pre>${h(truncate(formatValue(c.expected), MAX_BODY))}</pre></div><div><h5>actual</h5><pre>${h(truncate(formatValue(c.actual), MAX_BODY))}</pre></div></div>
+${c.replay ? `<p class="replay">replay: <code>${h(c.replay)}</code></p>` : ''}
+${obs}
+${wireHtml(c.wire)}
+</div>`;
+}
+
+function failureHtml(r: RequirementResult, results: Results): string {
+  const note = r.baseline === 'expected-failure' ? '<p class="note">Listed in the baseline as an expected failure: reported, not counted against the run.</p>'
+    : r.baseline === 'stale' ? '<p class="note">Listed in the baseline as an expected failure, but it no longer fails: remove it from the baseline file (a stale entry fails the run).</p>'
+      : r.status === 'warn' && !results.strict ? '<p class="note">Below MUST: fails the run only with --strict.</p>' : '';
+  const search = `${r.id} ${r.group} ${r.level} ${r.source} ${r.text}`.toLowerCase();
+  return `<article class="failure" id="${anchor('req', r.id)}" data-status="${h(r.status)}" data-search="${h(search)}">
+<h3><code>${h(r.id)}</code> ${badge(r.status, r.baseline ? `(${r.baseline === 'stale' ? 'stale baseline' : 'baseline'})` : '')} <span class="level">${h(r.level)}</span> <a class="to-matrix" href="#${anchor('m', r.id)}">matrix</a></h3>
+<p class="source">${h(r.source)}</p>
+<blockquote>${h(r.text)}</blockquote>
+${note}
+${failedChecks(r).map(checkHtml).join('\n')}
+</article>`;
+}
+
+function matrixRow(r: RequirementResult): string {
+  const checks = r.checks.length === 0
+    ? '<li class="c-untested muted">no check verifies this requirement</li>'
+    : r.checks.map((c) => {
+      const detail = c.status === 'not-testable' ? c.reason ?? 'no reason given' : c.status === 'fail' ? c.message ?? '' : '';
+      return `<li class="c-${h(c.status)}">${badge(c.status)} ${h(c.name)}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
+    }).join('');
+  const evidence = failedChecks(r).length ? ` <a href="#${anchor('req', r.id)}">evidence</a>` : '';
+  const search = `${r.id} ${r.group} ${r.level} ${r.source} ${r.text}`.toLowerCase();
+  return `<tr class="req" id="${anchor('m', r.id)}" data-id="${h(r.id)}" data-status="${h(r.status)}" data-search="${h(search)}">
+<td><code>${h(r.id)}</code><div class="text">${h(r.text)}</div></td><td>${h(r.group)}</td><td>${h(r.level)}</td><td>${badge(r.status, r.baseline ? `(${r.baseline === 'stale' ? 'stale baseline' : 'baseline'})` : '')}${evidence}</td><td>${h(r.source)}</td><td><ul class="checks">${checks}</ul></td></tr>`;
+}
+
+const CSS = `
+:root { --fg:#1d232a; --muted:#5d6873; --bg:#fff; --line:#d8dee4; --soft:#f5f7f9; --pass:#1a7f37; --fail:#c62828; --warn:#9a6700; --nt:#4a5b8c; --un:#6e7781; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: var(--bg); }
+code, pre, .url, .method { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
+header { padding: 18px 28px 14px; border-bottom: 1px solid var(--line); border-left: 8px solid var(--pass); }
+header.fail { border-left-color: var(--fail); }
+h1 { margin: 0 0 4px; font-size: 22px; }
+h1 .word { color: var(--pass); } header.fail h1 .word { color: var(--fail); }
+.verdict-line { margin: 0 0 10px; font-weight: 600; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 2px 14px; margin: 0; color: var(--muted); }
+dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; color: var(--fg); overflow-wrap: anywhere; }
+main { padding: 0 28px 40px; }
+nav.filters { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 10px 28px; background: var(--soft); border-bottom: 1px solid var(--line); }
+nav.filters button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 14px; background: #fff; cursor: pointer; }
+nav.filters button[aria-pressed="true"] { background: var(--fg); color: #fff; border-color: var(--fg); }
+nav.filters input { font: inherit; margin-left: auto; padding: 3px 8px; min-width: 260px; border: 1px solid var(--line); border-radius: 4px; }
+nav.filters .shown { color: var(--muted); }
+h2 { margin: 22px 0 10px; font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--un); white-space: nowrap; }
+.s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-untested { background: var(--un); }
+table { border-collapse: collapse; width: 100%; }
+table.matrix th, table.matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
+table.matrix thead th { background: var(--soft); position: sticky; top: 46px; }
+table.matrix .text { color: var(--muted); font-size: 12.5px; max-width: 46ch; }
+table.matrix tr.req[data-status="fail"] td:first-child { box-shadow: inset 4px 0 var(--fail); }
+table.matrix tr.req[data-status="warn"] td:first-child { box-shadow: inset 4px 0 var(--warn); }
+ul.checks { list-style: none; margin: 0; padding: 0; } ul.checks li { margin: 0 0 3px; } ul.checks .badge { font-size: 11px; }
+ul.checks .detail { color: var(--muted); font-size: 12.5px; margin-left: 8px; overflow-wrap: anywhere; }
+article.failure { border: 1px solid var(--line); border-left: 5px solid var(--fail); border-radius: 4px; padding: 10px 16px; margin: 0 0 16px; }
+article.failure[data-status="warn"] { border-left-color: var(--warn); }
+article.failure h3 { margin: 0 0 4px; font-size: 16px; } .level { font-weight: 600; color: var(--muted); } .to-matrix { font-size: 12px; margin-left: 6px; }
+.source { margin: 0; color: var(--muted); } blockquote { margin: 6px 0; padding: 2px 10px; border-left: 3px solid var(--line); color: #333; }
+.note { background: #fff8c5; padding: 4px 8px; border-radius: 3px; }
+.check { margin: 10px 0 0; padding-top: 8px; border-top: 1px dashed var(--line); } .check h4 { margin: 0 0 4px; font-size: 14px; }
+.message { margin: 4px 0; font-weight: 600; color: var(--fail); } article.failure[data-status="warn"] .message { color: var(--warn); }
+.ea { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; } .ea h5 { margin: 4px 0 2px; font-size: 12px; text-transform: uppercase; color: var(--muted); }
+pre { margin: 0; padding: 6px 8px; background: var(--soft); border: 1px solid var(--line); border-radius: 3px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 420px; overflow: auto; }
+.replay code { background: var(--soft); padding: 1px 4px; border-radius: 3px; overflow-wrap: anywhere; }
+details.wire > summary { cursor: pointer; font-weight: 600; margin: 6px 0; }
+ol.exchanges { list-style: none; padding: 0; margin: 0; } li.exchange { border: 1px solid var(--line); border-radius: 4px; padding: 6px 10px; margin: 0 0 8px; }
+.line { margin: 2px 0; overflow-wrap: anywhere; } .n { color: var(--muted); } .method { font-weight: 700; }
+.status { font-weight: 700; padding: 0 5px; border-radius: 3px; color: #fff; } .http2 { background: var(--pass); } .http3 { background: var(--nt); } .http4 { background: var(--warn); } .http5 { background: var(--fail); }
+.ctype { font-family: ui-monospace, monospace; font-size: 12px; } .muted { color: var(--muted); font-weight: normal; } .error { color: var(--fail); font-weight: 600; }
+details.hdrs summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
+table.headers th, table.headers td { text-align: left; padding: 1px 8px 1px 0; font-family: ui-monospace, monospace; font-size: 12px; vertical-align: top; overflow-wrap: anywhere; } table.headers th { color: var(--muted); font-weight: normal; white-space: nowrap; }
+table.sse { margin-top: 4px; } table.sse th, table.sse td { text-align: left; border-bottom: 1px solid var(--line); padding: 2px 6px; vertical-align: top; font-size: 12.5px; } table.sse td.num { white-space: nowrap; font-variant-numeric: tabular-nums; text-align: right; } table.sse th:nth-child(-n+3), table.sse td:nth-child(-n+3) { width: 1%; white-space: nowrap; } table.sse pre { max-height: 200px; }
+tr[hidden], article[hidden] { display: none; }
+@media (max-width: 900px) { .ea { grid-template-columns: 1fr; } dl.meta { grid-template-columns: max-content 1fr; } }
+`;
+
+/*
+ * Filters the matrix and the failure cards by status (buttons) and text (search box); `#status=fail` in the address preselects a
+ * status. It reads only the page's own attributes. It marks <html data-ready> when it has run (the render test looks).
+ */
+const SCRIPT = `
+(function () {
+  var nav = document.getElementById('filters');
+  var rows = Array.prototype.slice.call(document.querySelectorAll('tr.req'));
+  var cards = Array.prototype.slice.call(document.querySelectorAll('article.failure'));
+  var buttons = Array.prototype.slice.call(nav.querySelectorAll('button'));
+  var q = document.getElementById('q');
+  var shown = document.getElementById('shown');
+  var status = 'all';
+  function apply() {
+    var text = q.value.trim().toLowerCase(), n = 0;
+    rows.forEach(function (r) {
+      var ok = (status === 'all' || r.getAttribute('data-status') === status) && (!text || r.getAttribute('data-search').indexOf(text) !== -1);
+      r.hidden = !ok; if (ok) n++;
+    });
+    cards.forEach(function (c) {
+      c.hidden = !((status === 'all' || c.getAttribute('data-status') === status) && (!text || c.getAttribute('data-search').indexOf(text) !== -1));
+    });
+    buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(b.getAttribute('data-filter') === status)); });
+    shown.textContent = n + ' of ' + rows.length + ' requirements shown';
+  }
+  buttons.forEach(function (b) { b.addEventListener('click', function () { status = b.getAttribute('data-filter'); apply(); }); });
+  q.addEventListener('input', apply);
+  var m = /status=([a-z-]+)/.exec(location.hash);
+  if (m && buttons.some(function (b) { return b.getAttribute('data-filter') === m[1]; })) status = m[1];
+  nav.hidden = false;
+  apply();
+  document.documentElement.setAttribute('data-ready', '1');
+})();
+`;
+
+/** The self-contained HTML report of a run. */
+export function renderHtml(results: Results): string {
+  const t = results.totals;
+  const reqs = results.requirements;
+  const word = statusWord(results);
+  const shownFailures = reqs.filter((r) => r.status === 'fail' || r.status === 'warn' || r.baseline === 'stale');
+  const order = (r: RequirementResult) => (failsRun(r, results.strict) ? 0 : r.status === 'fail' ? 1 : 2);
+  shownFailures.sort((a, b) => order(a) - order(b));
+  const meta: [string, string][] = [
+    ['target', `${results.target.kind} ${results.target.baseUrl}`], ['MCP endpoint', results.target.mcpUrl],
+    ['profile', results.profile], ['protocol', results.protocolRevision],
+    ['seed', String(results.seed)], ['strict', results.strict ? 'yes (failing SHOULDs fail the run)' : 'no'],
+    ['started', results.startedAt], ['duration', `${(results.durationMs / 1000).toFixed(1)} s`],
+    ['tool', `${results.tool.name} ${results.tool.version}`], ['exit code', String(results.exitCode)],
+  ];
+  const filters: [string, string, number][] = [
+    ['all', 'All', reqs.length], ['fail', 'Fail', t.fail], ['warn', 'Warn', t.warn],
+    ['not-testable', 'Not testable', t.notTestable], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
+  ];
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta name="referrer" content="no-referrer">
+<title>MCP conformance: ${h(word)} (${h(results.target.mcpUrl)})</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header class="${results.exitCode === 1 ? 'fail' : 'pass'}">
+<h1>MCP conformance: <span class="word">${h(word)}</span></h1>
+<p class="verdict-line">${h(results.verdict)}</p>
+<dl class="meta">${meta.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
+</header>
+<nav class="filters" id="filters" aria-label="Filter the requirement matrix" hidden>
+${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" aria-pressed="${key === 'all'}">${label} <b>${n}</b></button>`).join('\n')}
+<span class="shown" id="shown"></span>
+<input type="search" id="q" placeholder="Filter by id, group, level, source, text" aria-label="Filter by text">
+</nav>
+<main>
+<section id="failures">
+<h2>Failures and warnings (${shownFailures.length})</h2>
+${shownFailures.length ? shownFailures.map((r) => failureHtml(r, results)).join('\n') : '<p>No requirement fails or warns.</p>'}
+</section>
+<section id="matrix">
+<h2>Requirement matrix (${reqs.length})</h2>
+<table class="matrix">
+<thead><tr><th>Requirement</th><th>Group</th><th>Level</th><th>Status</th><th>Source</th><th>Checks</th></tr></thead>
+<tbody>
+${reqs.map(matrixRow).join('\n')}
+</tbody>
+</table>
+</section>
+</main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+  return html;
+}
+
+export function writeHtml(results: Results, dir: string): void {
+  writeFileSync(join(dir, 'report.html'), renderHtml(results));
+}

@@ -1,0 +1,209 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RequirementResult, Results } from '../results.js';
+import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+
+/*
+ * summary.md: GitHub-flavoured Markdown to paste on a pull request or append to $GITHUB_STEP_SUMMARY.
+ * Order: verdict, totals, what fails the run (with the replay command), warnings, not testable, then the
+ * whole requirement matrix collapsed. A PR comment holds at most 65536 characters, so the document is
+ * kept under SUMMARY_LIMIT bytes (bytes >= characters) and says what it left out.
+ */
+
+export const SUMMARY_LIMIT = 60_000;
+
+/** Escapes Markdown and inline HTML in free text (messages, requirement sentences); keeps it on one line. */
+export function mdText(text: string): string {
+  return scrubKeys(text).replace(/\s+/g, ' ').trim()
+    .replace(/[\\`*_[\]<>|~&#@]/g, (ch) => `\\${ch}`) // emphasis, links, HTML, tables, strikethrough, entities, refs, mentions
+    .replace(/^[-+=]/, (ch) => `\\${ch}`).replace(/^(\d+)([.)])/, '$1\\$2'); // a leading list marker
+}
+
+/** An inline code span that survives backticks in the text (CommonMark: a longer fence, padded). */
+export function mdCode(text: string): string {
+  const t = scrubKeys(text).replace(/\s+/g, ' ');
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+/** A fenced code block whose fence is longer than any backtick run inside. */
+export function mdBlock(text: string, lang = ''): string {
+  const t = scrubKeys(text);
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${t}\n${fence}`;
+}
+
+/** Table cells: pipes escaped, one line. Input is already Markdown. */
+function cell(md: string): string {
+  return md.replace(/\n/g, ' ').replace(/(?<!\\)\|/g, '\\|');
+}
+
+/** PASS / FAIL (with a qualifier), no emoji: the one word a reviewer looks for. */
+export function statusWord(results: Results): string {
+  if (results.exitCode === 1) return 'FAIL';
+  const t = results.totals;
+  return t.warn > 0 || t.untested > 0 || results.requirements.some((r) => r.baseline === 'expected-failure') ? 'PASS with notes' : 'PASS';
+}
+
+const STATUS_LABEL: Record<RequirementResult['status'], string> = {
+  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested',
+};
+
+function statusLabel(r: RequirementResult): string {
+  if (r.baseline === 'expected-failure') return `${STATUS_LABEL[r.status]} (baseline)`;
+  if (r.baseline === 'stale') return `${STATUS_LABEL[r.status]} (stale baseline)`;
+  return STATUS_LABEL[r.status];
+}
+
+/** Expected and actual, inline when short and single-line, else as blocks. */
+function expectedActual(expected: unknown, actual: unknown): string {
+  const e = truncate(formatValue(expected), 1500);
+  const a = truncate(formatValue(actual), 1500);
+  if (e.length <= 80 && a.length <= 80 && !e.includes('\n') && !a.includes('\n')) return `- expected: ${mdCode(e)}\n- actual: ${mdCode(a)}`;
+  return `expected:\n\n${mdBlock(e, 'json')}\n\nactual:\n\n${mdBlock(a, 'json')}`;
+}
+
+/** Failing checks shown per requirement: one requirement must not take the whole comment. */
+const MAX_CHECKS = 5;
+
+function failureSection(r: RequirementResult): string {
+  const out = [`#### ${mdCode(r.id)} (${r.level})`, '', `Source: ${mdText(r.source)}`, '', `> ${mdText(r.text)}`];
+  if (r.baseline === 'stale') {
+    out.push('', `Listed in the baseline as an expected failure, but it is ${STATUS_LABEL[r.status]} now: remove ${mdCode(r.id)} from the baseline file.`);
+  }
+  const failed = failedChecks(r);
+  for (const c of failed.slice(0, MAX_CHECKS)) {
+    out.push('', `**${mdText(c.name)}**${c.message ? `: ${mdText(truncate(c.message, 600))}` : ''}`, '', expectedActual(c.expected, c.actual));
+    for (const o of c.observations.slice(0, 5)) out.push(`- observed: ${mdText(truncate(o, 300))}`);
+    if (c.replay) out.push('', 'Replay:', '', mdBlock(c.replay, 'sh'));
+  }
+  if (failed.length > MAX_CHECKS) out.push('', `… and ${failed.length - MAX_CHECKS} more failing checks (see report.html).`);
+  return out.join('\n');
+}
+
+/** Not-testable requirements grouped by their reasons (one target often rules out a whole group for one reason). */
+function notTestableLines(reqs: RequirementResult[]): string[] {
+  const byReason = new Map<string, RequirementResult[]>();
+  for (const r of reqs) {
+    const reasons = [...new Set(r.checks.filter((c) => c.status === 'not-testable').map((c) => c.reason ?? 'no reason given'))];
+    const key = reasons.map((x) => mdText(truncate(x, 300))).join('; ');
+    byReason.set(key, [...(byReason.get(key) ?? []), r]);
+  }
+  return [...byReason].map(([reason, rs]) => `- ${rs.map((r) => `${mdCode(r.id)} (${r.level})`).join(', ')}: ${reason}`);
+}
+
+function matrixRow(r: RequirementResult): string {
+  const n = (s: string) => r.checks.filter((c) => c.status === s).length;
+  const checks = r.checks.length === 0 ? 'none' : `${n('pass')} pass, ${n('fail')} fail, ${n('not-testable')} n/t`;
+  return `| ${cell(mdCode(r.id))} | ${cell(mdText(r.group))} | ${r.level} | ${statusLabel(r)} | ${cell(mdText(r.source))} | ${checks} |`;
+}
+
+/** Room kept for the closing `</details>` and the truncation note. */
+const RESERVE = 1_000;
+
+/** Appends blocks in priority order while they fit the byte budget, and counts the items it left out. */
+class Budget {
+  private readonly parts: string[] = [];
+  private used = 0;
+  private full = false;
+  omitted = 0;
+  constructor(private readonly limit: number) {}
+
+  /**
+   * Adds the block if it fits with RESERVE bytes to spare; once one does not fit nothing more is added,
+   * so what is shown is always a prefix of the priority order. Headings are not counted as items.
+   */
+  add(block: string, item = true): boolean {
+    const size = Buffer.byteLength(block, 'utf8') + 1;
+    if (this.full || this.used + size + RESERVE > this.limit) {
+      this.full = true;
+      if (item) this.omitted += 1;
+      return false;
+    }
+    this.parts.push(block);
+    this.used += size;
+    return true;
+  }
+
+  /** Always added (the header, closers, the note): RESERVE keeps room for these. */
+  force(block: string): void {
+    this.parts.push(block);
+    this.used += Buffer.byteLength(block, 'utf8') + 1;
+  }
+
+  text(): string {
+    return `${this.parts.join('\n')}\n`;
+  }
+}
+
+/** The Markdown summary of a run, at most `limit` bytes. */
+export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
+  const t = results.totals;
+  const b = new Budget(limit);
+  const reqs = results.requirements;
+  const failing = reqs.filter((r) => failsRun(r, results.strict));
+  const warnings = reqs.filter((r) => r.status === 'warn' && !failing.includes(r) && r.baseline !== 'expected-failure');
+  const known = reqs.filter((r) => r.baseline === 'expected-failure');
+  const notTestable = reqs.filter((r) => r.status === 'not-testable');
+  const untested = reqs.filter((r) => r.status === 'untested');
+
+  const target = `${mdCode(results.target.kind)} ${mdCode(results.target.mcpUrl || results.target.baseUrl)}`;
+  b.force([
+    `## MCP conformance: ${statusWord(results)}`,
+    '',
+    `**${mdText(truncate(results.verdict, 1000))}**`,
+    '',
+    `Target ${target}, profile ${mdCode(results.profile)}, protocol ${mdCode(results.protocolRevision)}, seed ${mdCode(String(results.seed))}${results.strict ? ', strict' : ''}; ${(results.durationMs / 1000).toFixed(1)} s; ${mdText(`${results.tool.name} ${results.tool.version}, started ${results.startedAt}`)}.`,
+    '',
+    '| Status | Requirements |',
+    '|---|---:|',
+    `| pass | ${t.pass} |`,
+    `| fail | ${t.fail} |`,
+    `| warn | ${t.warn} |`,
+    `| not testable | ${t.notTestable} |`,
+    `| untested | ${t.untested} |`,
+    `| **total** | ${reqs.length} |`,
+  ].join('\n'));
+
+  if (failing.length) {
+    b.add(`\n### Failing (${failing.length})\n\nThese fail the run${results.strict ? ' (strict: failing SHOULDs included)' : ''}.`, false);
+    for (const r of failing) b.add(`\n${failureSection(r)}`);
+  }
+  if (warnings.length) {
+    b.add(`\n### Warnings (${warnings.length})\n\nNot met; below MUST, these fail the run only with --strict.`, false);
+    for (const r of warnings) b.add(`\n${failureSection(r)}`);
+  }
+  if (known.length) {
+    b.add(`\n### Known failures (baseline, ${known.length})\n\nListed in the baseline file: reported, not counted against the run.\n`, false);
+    for (const r of known) b.add(`- ${mdCode(r.id)} (${r.level}): ${failedChecks(r).map((c) => mdText(truncate(c.message ?? c.name, 200))).join('; ')}`);
+  }
+  if (notTestable.length) {
+    b.add(`\n### Not testable (${notTestable.length})\n`, false);
+    for (const line of notTestableLines(notTestable)) b.add(line);
+  }
+  if (untested.length) {
+    b.add(`\n### Untested (${untested.length})\n\nNo check verifies ${untested.length === 1 ? 'this requirement' : 'these requirements'}: ${untested.slice(0, 100).map((r) => mdCode(r.id)).join(', ')}${untested.length > 100 ? `, and ${untested.length - 100} more` : ''}.`);
+  }
+
+  const matrixOpened = b.add([
+    '', '<details>', `<summary>Requirement matrix (${reqs.length})</summary>`, '',
+    '| Requirement | Group | Level | Status | Source | Checks |',
+    '|---|---|---|---|---|---|',
+  ].join('\n'), false);
+  if (matrixOpened) {
+    for (const r of reqs) b.add(matrixRow(r));
+    b.force('\n</details>');
+  }
+  if (b.omitted > 0) {
+    b.force(`\n_Truncated to fit a pull-request comment: ${b.omitted} more item(s) left out. The complete results are in report.html, junit.xml and results.json._`);
+  }
+  return b.text();
+}
+
+export function writeSummary(results: Results, dir: string): void {
+  writeFileSync(join(dir, 'summary.md'), renderSummary(results));
+}
+
