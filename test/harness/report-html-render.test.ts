@@ -73,7 +73,7 @@ describe('report.html renders in headless Chromium', () => {
     expect(failure).toMatch(/Wire log: \d+ exchanges?/);
     expect(failure).toMatch(/<span class="method">POST<\/span> <span class="url">http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/v2<\/span>/);
     expect(failure).toMatch(/<span class="status http2">200<\/span>/);
-    expect(failure).toContain('Bearer [REDACTED]');
+    expect(failure).toContain('Bearer [REDACTED 49 chars]');
     expect(failure).toContain('--only version-other-paths-404 --seed 1');
     expect(dom).not.toMatch(/_live_[A-Za-z0-9]{40}/);
 

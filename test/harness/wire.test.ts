@@ -12,7 +12,9 @@ const KEY = 'cnv_live_' + 'A1b2C3d4'.repeat(5);
 describe('redaction', () => {
   it('removes every secret from text and headers', () => {
     expect(redact(`key=${KEY}&again=${KEY}`, [KEY])).toBe('key=[REDACTED]&again=[REDACTED]');
-    expect(redactHeaders({ authorization: `Bearer ${KEY}`, 'x-echo': KEY }, [KEY])).toEqual({ authorization: 'Bearer [REDACTED]', 'x-echo': '[REDACTED]' });
+    expect(redactHeaders({ authorization: `Bearer ${KEY}`, 'x-echo': KEY }, [KEY])).toEqual({ authorization: 'Bearer [REDACTED 49 chars]', 'x-echo': '[REDACTED]' });
+    expect(redactHeaders({ authorization: `Bearer ${KEY.toUpperCase()}` }, [KEY]).authorization).toBe('Bearer [REDACTED 49 chars]');
+    expect(redact(`xyz_live_${'Q'.repeat(30)}`, [])).toBe('xyz_live_[REDACTED]');
   });
 });
 
@@ -61,7 +63,7 @@ describe('wire client', () => {
     const res = await client.request(`http://127.0.0.1:${port}/json`, { headers: { Authorization: `Bearer ${KEY}` }, json: { a: 1 } });
     expect(res.json).toEqual({ echo: `Bearer ${KEY}` });
     expect(JSON.stringify(log)).not.toContain(KEY);
-    expect(log[0]!.request.headers.authorization).toBe('Bearer [REDACTED]');
+    expect(log[0]!.request.headers.authorization).toBe('Bearer [REDACTED 49 chars]');
     expect(log[0]!.response!.status).toBe(200);
   });
 
