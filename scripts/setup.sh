@@ -13,5 +13,6 @@ fi
 if [ -d /usr/include/node ]; then export npm_config_nodedir=/usr; fi
 npm ci --no-audit --no-fund
 
+bash scripts/setup-browser.sh
 bash scripts/setup-containers.sh
 bash scripts/build-base-image.sh
