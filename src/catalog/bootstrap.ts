@@ -1,3 +1,101 @@
 import type { Requirement } from './types.js';
 
-export const bootstrapRequirements: Requirement[] = [];
+/**
+ * `POST /api/agent/bootstrap`: project-defined (spec-requirements DISC-09), so the service description
+ * says what the reply holds and the generic HTTP rules say how bad requests are answered. The description
+ * does not state which request fields are required, so only a missing `humanEmail` (without which no
+ * claim link can be mailed) must be refused; other missing fields only must not cause a 5xx.
+ */
+export const bootstrapRequirements: Requirement[] = [
+  {
+    id: 'bootstrap-returns-key',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Response); §Authentication 2, 9',
+    text: 'Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human). The key has the form `<KEY_PREFIX>_live_<secret>`.',
+  },
+  {
+    id: 'bootstrap-key-b64token',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'RFC 6750 §2.1 (spec-requirements AUTH-11); service.md §Authentication 1',
+    text: 'b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="; credentials = "Bearer" 1*SP b64token',
+  },
+  {
+    id: 'bootstrap-returns-claim-url',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Response, rule 2); §Resources (Claim link)',
+    text: 'Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human). The agent passes `claimUrl` to the human.',
+  },
+  {
+    id: 'bootstrap-no-auth',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Request headers); §Authentication 9',
+    text: 'Request headers: `Content-Type: application/json`. No Authorization header is sent. Bootstrap (no auth) yields a temporary key (`apiKey`) usable the same way.',
+  },
+  {
+    id: 'bootstrap-key-works',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Response, rule 1); §Authentication 9',
+    text: 'The agent connects to the MCP endpoint with the returned `apiKey` (a temporary MCP key, returned immediately).',
+  },
+  {
+    id: 'bootstrap-missing-email-4xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (rule 2); RFC 9110 §15.5.1 (spec-requirements DISC-09)',
+    text: 'The service also emails a claim link to the human. (A body without `humanEmail` cannot be served: "The 400 (Bad Request) status code indicates that the server cannot or will not process the request due to something that is perceived to be a client error".)',
+  },
+  {
+    id: 'bootstrap-missing-field-no-5xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'RFC 9110 §15.6 (spec-requirements DISC-09); service.md §Endpoints 2',
+    text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (The requiredness of request fields is not stated: a body missing a field is accepted or refused with a 4xx, never a 5xx.)',
+  },
+  {
+    id: 'bootstrap-wrong-type-4xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Request body); RFC 9110 §15.5.1',
+    text: '`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string. A field of another type is a client error (400-class).',
+  },
+  {
+    id: 'bootstrap-bad-email-4xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Request body); RFC 9110 §15.5.1',
+    text: '`humanEmail`: string, e-mail address. Address of the human who receives the claim link.',
+  },
+  {
+    id: 'bootstrap-malformed-body-4xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Request headers, Request body); RFC 9110 §15.5.1',
+    text: 'Request headers: `Content-Type: application/json`; the request body is an object of the four fields. A body that is not JSON, or not a JSON object, is a client error (4xx), never a 5xx.',
+  },
+  {
+    id: 'bootstrap-get-405',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Method: POST); RFC 9110 §15.5.6',
+    text: 'The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource\'s currently supported methods.',
+  },
+  {
+    id: 'bootstrap-claim-mail',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (rule 2); §Resources (Claim link); §What the service does',
+    text: 'The agent passes `claimUrl` to the human; the service also emails a claim link to the human. Claim link: Returned by bootstrap as `claimUrl`. It is also emailed to the human.',
+  },
+  {
+    id: 'bootstrap-claim-url-resolves',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (rule 2); §Resources (Canvas: "It can be claimed by a human")',
+    text: 'The agent passes `claimUrl` to the human. (A link for a human resolves: GET answers below 400.)',
+  },
+];

@@ -1,0 +1,302 @@
+import { randomBytes } from 'node:crypto';
+import { describe } from 'vitest';
+import { check, type CheckContext } from '../src/check.js';
+import { finalMessage, McpSession } from '../src/mcp-session.js';
+import type { TargetInfo } from '../src/target-info.js';
+import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
+import type { Exchange } from '../src/wire/exchange.js';
+
+/**
+ * `POST /api/agent/bootstrap` (service.md §Endpoints 2). Each successful bootstrap creates a workspace and
+ * sends a mail, so the reply checks share ONE bootstrap (made by whichever check runs first, its key used
+ * on the MCP endpoint at once); the bad-body checks send bodies a conforming server refuses, a bounded few.
+ * Keys returned here are not the target's, so this suite redacts them from the evidence itself.
+ */
+
+const PATH = '/api/agent/bootstrap';
+const AGENT_NAME = 'mcp-conformance-bootstrap-suite';
+const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+/** How long the claim mail may take to arrive, and how often the mailbox is read meanwhile. */
+const MAIL_DEADLINE_MS = 6000;
+const MAIL_POLL_MS = 100;
+
+/** Keys learnt from bootstrap replies in this worker: redacted from every record, like the target's. */
+const learnt = new Set<string>();
+
+function targetSecrets(t: TargetInfo): string[] {
+  return [t.apiKey, t.otherKey, t.revokedKey].filter((k): k is string => !!k);
+}
+
+function scrubInPlace(node: Record<string, unknown>, secrets: string[]): void {
+  for (const [k, v] of Object.entries(node)) {
+    if (typeof v === 'string') node[k] = secrets.reduce((text, s) => text.split(s).join('[REDACTED]'), v);
+    else if (v && typeof v === 'object') scrubInPlace(v as Record<string, unknown>, secrets);
+  }
+}
+
+/** A recording client on `log` that also redacts learnt keys, and removes a key from records once it is learnt. */
+class Recorder {
+  readonly http: WireClient;
+  constructor(readonly log: Exchange[], readonly target: TargetInfo) {
+    this.http = new WireClient(log, () => [...targetSecrets(target), ...learnt], target.timeoutMs);
+  }
+
+  async request(url: string, req: WireRequest): Promise<WireResponse> {
+    try {
+      const res = await this.http.request(url, req);
+      const key = res.json?.apiKey;
+      if (typeof key === 'string' && key.length >= 8) learnt.add(key);
+      return res;
+    } finally {
+      const secrets = [...learnt].sort((a, b) => b.length - a.length);
+      for (const exchange of this.log) scrubInPlace(exchange as unknown as Record<string, unknown>, secrets);
+    }
+  }
+
+  bootstrap(body: { json: unknown } | { raw: string }): Promise<WireResponse> {
+    return this.request(`${this.target.baseUrl}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, ...body });
+  }
+}
+
+function recorder(c: CheckContext): Recorder {
+  return new Recorder(c.http.log, c.target);
+}
+
+function testAddress(tag: string): string {
+  return `conformance+${tag}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}@example.com`;
+}
+
+/** A valid body with a fresh address. */
+function validBody(tag: string): { humanEmail: string; agentName: string; workspaceName: string; canvasName: string } {
+  return { humanEmail: testAddress(tag), agentName: AGENT_NAME, workspaceName: `conformance bootstrap ${tag}`, canvasName: 'conformance bootstrap canvas' };
+}
+
+interface Bootstrapped {
+  body: ReturnType<typeof validBody>;
+  res: WireResponse;
+  /** The first request made with the returned key, right after the reply. */
+  firstUse?: WireResponse;
+  exchanges: Exchange[];
+}
+
+let shared: Promise<Bootstrapped> | undefined;
+
+/** The one valid bootstrap of this suite; its exchanges are copied into the evidence of every check that uses it. */
+async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
+  if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
+  shared ??= (async () => {
+    const exchanges: Exchange[] = [];
+    const rec = new Recorder(exchanges, c.target);
+    const body = validBody('reply');
+    const res = await rec.bootstrap({ json: body });
+    const key = res.json?.apiKey;
+    const firstUse = typeof key === 'string' ? await new McpSession(rec.http, c.target).request('tools/list', undefined, { key }) : undefined;
+    return { body, res, firstUse, exchanges };
+  })();
+  const b = await shared;
+  c.http.log.push(...b.exchanges);
+  return b;
+}
+
+/** The key's shape without the key: letters and digits masked, separators kept. */
+function shape(key: string): string {
+  const masked = key.replace(/[a-z]/g, 'a').replace(/[A-Z]/g, 'A').replace(/[0-9]/g, '9');
+  return masked.length > 24 ? `${masked.slice(0, 24)}… (${key.length} characters)` : masked;
+}
+
+function verifyCreated(c: CheckContext, res: WireResponse): void {
+  c.verify(res.status === 200 || res.status === 201, 'the bootstrap of a valid body succeeds (200 or 201)', '200 or 201', res.status);
+  c.verify(res.json !== undefined && typeof res.json === 'object', 'the reply is a JSON object', 'application/json object', res.mediaType || '(no content type)');
+}
+
+interface Probe { label: string; body: { json: unknown } | { raw: string } }
+
+/** Sends each body; a 429 means the endpoint's own rate limit hid the answer, so the check cannot judge. */
+async function probe(c: CheckContext, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+  if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
+  const rec = recorder(c);
+  const results = await Promise.all(probes.map(async (p) => ({ label: p.label, res: await rec.bootstrap(p.body) })));
+  const limited = results.filter((r) => r.res.status === 429);
+  if (limited.length > 0) c.notTestable(`the bootstrap endpoint rate-limited ${limited.length} of ${results.length} requests (429); run again later`);
+  for (const r of results) if (r.res.status >= 400 && r.res.mediaType !== 'application/json' && !r.res.mediaType.endsWith('+json')) c.observe(`${r.label}: ${r.res.status} with ${r.res.mediaType || 'no content type'}, not a JSON error`);
+  return results;
+}
+
+function expect4xx(c: CheckContext, results: { label: string; res: WireResponse }[]): void {
+  const wrong = results.filter((r) => r.res.status < 400 || r.res.status >= 500).map((r) => `${r.label}: ${r.res.status}`);
+  c.verify(wrong.length === 0, `each body is refused with a 4xx (${wrong.join('; ')})`, '4xx', wrong);
+}
+
+describe.concurrent('bootstrap', () => {
+  // "Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human)."
+  // "The key has the form `<KEY_PREFIX>_live_<secret>`."
+  check('bootstrap-returns-key', 'a valid body gets an apiKey of the form <prefix>_live_<secret>', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const key = res.json.apiKey;
+    c.verify(typeof key === 'string' && key.length > 0, 'the reply has an apiKey string', 'string', typeof key);
+    const prefix = c.target.keyPrefix;
+    const form = prefix ? new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_live_\\S+$`) : /^[^_\s]+_live_\S+$/;
+    c.verify(form.test(key), `the key has the form ${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, `${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, shape(key));
+  });
+
+  // "b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=""
+  check('bootstrap-key-b64token', 'the apiKey fits RFC 6750 b64token, so it can be sent as a Bearer credential', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const key = res.json.apiKey;
+    c.verify(typeof key === 'string', 'the reply has an apiKey string', 'string', typeof key);
+    c.verify(B64TOKEN.test(key), 'the key matches [A-Za-z0-9._~+/-]+=*', 'b64token', shape(key));
+  });
+
+  // "Response: includes ... `claimUrl` (a link for the human)." — "The agent passes `claimUrl` to the human."
+  check('bootstrap-returns-claim-url', 'a valid body gets a claimUrl that is an absolute http(s) URL', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const claimUrl = res.json.claimUrl;
+    c.verify(typeof claimUrl === 'string' && claimUrl.length > 0, 'the reply has a claimUrl string', 'string', typeof claimUrl);
+    let url: URL | undefined;
+    try {
+      url = new URL(claimUrl);
+    } catch {
+      url = undefined;
+    }
+    c.verify(!!url && (url.protocol === 'https:' || url.protocol === 'http:'), 'claimUrl is an absolute http(s) URL a human can open', 'absolute http(s) URL', claimUrl);
+    if (url!.protocol !== 'https:') c.observe(`claimUrl uses ${url!.protocol} (a deployment serves it over https)`);
+    if (typeof res.json.apiKey === 'string' && claimUrl.includes(res.json.apiKey)) c.observe('claimUrl contains the apiKey: the human would receive the agent\'s credential');
+  });
+
+  // "No Authorization header is sent." — "Bootstrap (no auth) yields a temporary key (`apiKey`) usable the same way."
+  check('bootstrap-no-auth', 'bootstrap without an Authorization header is served, not challenged', async (c) => {
+    const { res, exchanges } = await bootstrapOnce(c);
+    const sent = exchanges.find((e) => e.request.url.endsWith(PATH));
+    c.verify(!!sent && !('authorization' in sent.request.headers), 'the request carried no Authorization header', 'no Authorization', sent?.request.headers);
+    c.verify(res.status !== 401 && res.status !== 403, 'the request is not refused for want of credentials', 'not 401/403', res.status);
+    verifyCreated(c, res);
+    c.verify(typeof res.json.apiKey === 'string', 'the reply holds a key', 'apiKey', Object.keys(res.json));
+  });
+
+  // "The agent connects to the MCP endpoint with the returned `apiKey`" — "a temporary MCP key, returned immediately".
+  check('bootstrap-key-works', 'the returned key works on the MCP endpoint at once', async (c) => {
+    const { res, firstUse } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    c.verify(!!firstUse, 'the reply has a key to use', 'apiKey', Object.keys(res.json));
+    c.verify(firstUse!.status === 200, 'tools/list with the new key, sent right after the reply, is accepted', 200, firstUse!.status);
+    const tools = finalMessage(firstUse!)?.result?.tools;
+    c.verify(Array.isArray(tools), 'tools/list with the new key returns the tools', 'result.tools', finalMessage(firstUse!) ?? firstUse!.text.slice(0, 200));
+  });
+
+  // "The service also emails a claim link to the human." (A body without `humanEmail` cannot be served.)
+  check('bootstrap-missing-email-4xx', 'a body without humanEmail is refused with a 4xx', async (c) => {
+    const { humanEmail: _, ...rest } = validBody('no-email');
+    expect4xx(c, await probe(c, [
+      { label: 'humanEmail left out', body: { json: rest } },
+      { label: 'empty object', body: { json: {} } },
+    ]));
+  });
+
+  // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred" — the
+  // requiredness of the other fields is not stated, so they may be accepted or refused, never answered 5xx.
+  check('bootstrap-missing-field-no-5xx', 'a body missing agentName, workspaceName or canvasName never gets a 5xx', async (c) => {
+    const results = await probe(c, (['agentName', 'workspaceName', 'canvasName'] as const).map((field) => {
+      const body: Record<string, unknown> = validBody(`no-${field}`);
+      delete body[field];
+      return { label: `${field} left out`, body: { json: body } };
+    }));
+    for (const r of results) c.observe(`${r.label}: HTTP ${r.res.status}`);
+    const failed = results.filter((r) => r.res.status >= 500 || r.res.status < 200).map((r) => `${r.label}: ${r.res.status}`);
+    c.verify(failed.length === 0, `no missing field causes a server error (${failed.join('; ')})`, '2xx or 4xx', failed);
+  });
+
+  // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
+  check('bootstrap-wrong-type-4xx', 'fields of the wrong type are refused with a 4xx', async (c) => {
+    const typed = (field: string, value: unknown): Probe => ({ label: `${field} = ${JSON.stringify(value)}`, body: { json: { ...validBody('types'), [field]: value } } });
+    expect4xx(c, await probe(c, [
+      typed('humanEmail', 42),
+      typed('humanEmail', [testAddress('array')]),
+      typed('agentName', 42),
+      typed('workspaceName', true),
+      typed('canvasName', { name: 'canvas' }),
+    ]));
+  });
+
+  // "`humanEmail`: string, e-mail address. Address of the human who receives the claim link."
+  check('bootstrap-bad-email-4xx', 'a humanEmail that is not an e-mail address is refused with a 4xx', async (c) => {
+    expect4xx(c, await probe(c, ['not-an-email', 'missing-at.example.com', '@example.com', 'two@@example.com'].map((humanEmail) => ({
+      label: `humanEmail "${humanEmail}"`, body: { json: { ...validBody('bad-email'), humanEmail } },
+    }))));
+  });
+
+  // "Request headers: `Content-Type: application/json`" — a body that is not a JSON object is a client error.
+  check('bootstrap-malformed-body-4xx', 'bodies that are not JSON, or not a JSON object, are refused with a 4xx', async (c) => {
+    expect4xx(c, await probe(c, [
+      { label: 'truncated JSON', body: { raw: '{"humanEmail": "a@example.com", ' } },
+      { label: 'not JSON at all', body: { raw: 'humanEmail=a@example.com' } },
+      { label: 'empty body', body: { raw: '' } },
+      { label: 'a JSON array', body: { raw: `[${JSON.stringify(validBody('array'))}]` } },
+      { label: 'a JSON string', body: { raw: '"hello"' } },
+      { label: 'JSON null', body: { raw: 'null' } },
+    ]));
+  });
+
+  // "The origin server MUST generate an Allow header field in a 405 response containing a list of the target
+  // resource's currently supported methods."
+  check('bootstrap-get-405', 'GET on the bootstrap endpoint gets 405 with Allow naming POST', async (c) => {
+    const res = await recorder(c).request(`${c.target.baseUrl}${PATH}`, { method: 'GET', headers: { accept: 'application/json' } });
+    c.verify(res.status === 405, 'GET gets 405 Method Not Allowed', 405, res.status);
+    const allow = (res.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
+    c.verify(allow.includes('POST'), 'the 405 carries Allow naming POST', 'Allow: POST', res.headers.allow ?? '(no Allow header)');
+  });
+
+  // "The agent passes `claimUrl` to the human; the service also emails a claim link to the human."
+  // "Claim link: Returned by bootstrap as `claimUrl`. It is also emailed to the human."
+  check('bootstrap-claim-mail', 'the human receives a mail holding the returned claimUrl', async (c) => {
+    if (c.target.canBootstrap && !c.target.mailboxUrl) c.notTestable('no mailbox to read the claim mail from (give --mailbox-url of an SMTP sink the target mails to)');
+    const { body, res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const claimUrl = res.json.claimUrl;
+    c.verify(typeof claimUrl === 'string', 'the reply has a claimUrl to look for', 'string', typeof claimUrl);
+    // Poll without recording every read; the last read is the evidence.
+    const scratch: Exchange[] = [];
+    const rec = new Recorder(scratch, c.target);
+    const deadline = performance.now() + MAIL_DEADLINE_MS;
+    type Mail = { to?: string[]; subject?: string | null; text?: string | null; raw?: string };
+    let mail: Mail | undefined;
+    for (let i = 0; i < MAIL_DEADLINE_MS / MAIL_POLL_MS && !mail; i++) {
+      const box = await rec.request(c.target.mailboxUrl!, { method: 'GET', headers: { accept: 'application/json' } });
+      const mails: Mail[] = Array.isArray(box.json) ? box.json : [];
+      mail = mails.find((m) => (m.to ?? []).some((to) => to.toLowerCase() === body.humanEmail.toLowerCase()));
+      if (mail || performance.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, MAIL_POLL_MS));
+    }
+    const last = scratch.at(-1);
+    if (last) {
+      // The mailbox holds every mail the sink got: keep only this one in the evidence.
+      if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${body.humanEmail}]`;
+      scrubInPlace(last as unknown as Record<string, unknown>, [...targetSecrets(c.target), ...learnt].sort((a, b) => b.length - a.length));
+      c.http.log.push(last);
+    }
+    c.verify(!!mail, `a mail to the humanEmail arrives within ${MAIL_DEADLINE_MS / 1000} s`, body.humanEmail, 'no mail');
+    const text = `${mail!.text ?? ''}\n${mail!.raw ?? ''}`;
+    const links = [...new Set(text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])].slice(0, 5);
+    c.verify(text.includes(claimUrl), 'the mail holds the claimUrl the agent was given', claimUrl, links);
+    if (typeof res.json.apiKey === 'string' && text.includes(res.json.apiKey)) c.observe('the claim mail contains the apiKey');
+  });
+
+  // "The agent passes `claimUrl` to the human." (A link for a human resolves: GET answers below 400.)
+  check('bootstrap-claim-url-resolves', 'GET on the claimUrl answers below 400', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const claimUrl = res.json.claimUrl;
+    let url: URL | undefined;
+    try {
+      url = new URL(claimUrl);
+    } catch {
+      url = undefined;
+    }
+    c.verify(!!url, 'the reply has an absolute claimUrl', 'absolute URL', claimUrl);
+    if (url!.origin !== new URL(c.target.baseUrl).origin) c.notTestable(`the claim link is on ${url!.origin}, not the target's host; the harness sends traffic only to the target`);
+    const page = await recorder(c).request(url!.href, { method: 'GET', headers: { accept: 'text/html, application/json;q=0.9' } });
+    c.verify(page.status < 400, 'the claim link resolves', '< 400', page.status);
+  });
+});
