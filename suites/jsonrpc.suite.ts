@@ -1,0 +1,267 @@
+import { describe } from 'vitest';
+import { check, type CheckContext } from '../src/check.js';
+import type { WireResponse } from '../src/wire/client.js';
+
+const MODERN = '2026-07-28';
+const NO_SUCH_METHOD = 'conformance/no-such-method';
+
+/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
+function final(res: WireResponse): any {
+  return res.messages ? res.messages[res.messages.length - 1] : res.json;
+}
+
+/** Every JSON-RPC message of a reply: the JSON body (or batch), or each SSE message. */
+function messages(res: WireResponse): any[] {
+  if (res.messages) return res.messages;
+  if (Array.isArray(res.json)) return res.json;
+  return res.json === undefined ? [] : [res.json];
+}
+
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function brief(res: WireResponse): unknown {
+  return { status: res.status, contentType: res.headers['content-type'], body: res.json ?? res.messages ?? res.text.slice(0, 300) };
+}
+
+/** POSTs raw text with the target's headers (plus `headers`). */
+function raw(c: CheckContext, text: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+  return c.mcp.post(undefined, { raw: text, headers });
+}
+
+/** The target's headers without any MCP-Protocol-Version (a `--header` could have set one). */
+function headersWithoutVersion(c: CheckContext): Record<string, string> {
+  return Object.fromEntries(Object.entries(c.mcp.headers()).filter(([k]) => k.toLowerCase() !== 'mcp-protocol-version'));
+}
+
+/** A spread of replies: success, method not found, unknown tool, invalid params, parse error, invalid request. */
+async function sampleReplies(c: CheckContext): Promise<{ label: string; res: WireResponse }[]> {
+  const probes: [string, () => Promise<WireResponse>][] = [
+    ['tools/list', () => c.mcp.request('tools/list', undefined, { id: 'sample-1' })],
+    [NO_SUCH_METHOD, () => c.mcp.request(NO_SUCH_METHOD, {}, { id: 'sample-2' })],
+    ['tools/call of an unknown tool', () => c.mcp.call('conformance.no-such-tool', {}, { id: 'sample-3' })],
+    ['tools/call without a name', () => c.mcp.request('tools/call', {}, { id: 'sample-4' })],
+    ['invalid JSON', () => raw(c, '{"jsonrpc": "2.0", "id": 5, "method": ')],
+    ['{"foo":1}', () => raw(c, '{"foo":1}')],
+  ];
+  return Promise.all(probes.map(async ([label, send]) => ({ label, res: await send() })));
+}
+
+const idIsNull = (msg: any) => !('id' in msg) || msg.id === null;
+
+describe('jsonrpc', () => {
+  // "-32700 Parse error: Invalid JSON was received by the server." "If there was an error in detecting the id ... it MUST be Null."
+  check('jsonrpc-parse-error', 'invalid JSON gets -32700 with id null and an HTTP 4xx', async (c) => {
+    for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', '{bad json}']) {
+      const res = await raw(c, body);
+      c.verify(res.status >= 400 && res.status < 500, `invalid JSON ${JSON.stringify(body)} gets an HTTP 4xx (not a 5xx, not a success)`, 400, brief(res));
+      if (res.status !== 400) c.observe(`invalid JSON got HTTP ${res.status} (400 is usual)`);
+      const msg = res.json;
+      c.verify(isObject(msg) && msg.error?.code === -32700, 'the body is a JSON-RPC error with code -32700', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, brief(res));
+      c.verify(idIsNull(msg), 'the id of a parse error is null', null, msg.id);
+    }
+  }, { generic: true });
+
+  // "-32600 Invalid Request: The JSON sent is not a valid Request object." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null".
+  check('jsonrpc-invalid-request', 'valid JSON that is not a valid request gets -32600', async (c) => {
+    const bodies: [string, (string | number | null)[]][] = [
+      ['{"foo":1}', [null]],
+      ['{"jsonrpc":"1.0","id":1,"method":"tools/list"}', [null, 1]],
+      ['{"jsonrpc":"2.0","id":null,"method":"tools/list"}', [null]],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', [null]],
+      ['42', [null]],
+      ['"tools/list"', [null]],
+      ['[]', [null]],
+    ];
+    const replies = await Promise.all(bodies.map(async ([body]) => raw(c, body)));
+    bodies.forEach(([body, ids], i) => {
+      const res = replies[i]!;
+      c.verify(res.status < 500 && res.status !== 202, `${body} gets an error reply (not a 5xx, not 202)`, '4xx or 200 with an error', brief(res));
+      const msg = res.json;
+      c.verify(isObject(msg) && !('result' in msg) && msg.error?.code === -32600, `${body} gets a single JSON-RPC error with code -32600`, { jsonrpc: '2.0', id: ids[0], error: { code: -32600 } }, brief(res));
+      c.verify(idIsNull(msg) || ids.includes(msg.id), `the error's id is ${ids.map((x) => JSON.stringify(x)).join(' or ')}`, ids, msg.id);
+    });
+    c.observe(`HTTP statuses: ${replies.map((r) => r.status).join(', ')}`);
+  }, { generic: true });
+
+  // "-32601 Method not found: The method does not exist / is not available."
+  check('jsonrpc-method-not-found', 'an unknown method gets -32601 with the request id', async (c) => {
+    const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id: 'nf-1' });
+    const msg = final(res);
+    c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', brief(res));
+    c.verify(isObject(msg) && msg.error?.code === -32601, 'an unknown method gets error code -32601', { id: 'nf-1', error: { code: -32601 } }, brief(res));
+    c.verify(msg.id === 'nf-1', 'the error carries the request id', 'nf-1', msg.id);
+    c.observe(`unknown method: HTTP ${res.status}`);
+  }, { generic: true });
+
+  // "-32602 Invalid params: Invalid method parameter(s)." MCP: protocol errors for requests that fail the CallToolRequest schema.
+  check('jsonrpc-invalid-params', 'tools/call with malformed params gets -32602, never -32603', async (c) => {
+    const probes: [string, Record<string, unknown>][] = [['no name', {}], ['a numeric name', { name: 42, arguments: {} }]];
+    await Promise.all(probes.map(async ([label, params], i) => {
+      const res = await c.mcp.request('tools/call', params, { id: `ip-${i}` });
+      const msg = final(res);
+      c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', brief(res));
+      c.verify(isObject(msg) && msg.error?.code === -32602, `tools/call with ${label} gets -32602 (not -32603 or a result)`, { id: `ip-${i}`, error: { code: -32602 } }, brief(res));
+    }));
+  }, { generic: true });
+
+  // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
+  check('jsonrpc-id-echo', 'the reply id equals the request id, in value and type', async (c) => {
+    const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
+    const results = await Promise.all(ids.map(async (id) => ({ id, res: await c.mcp.request('tools/list', undefined, { id }) })));
+    const errors = await Promise.all(['e-1', 0].map(async (id) => ({ id, res: await c.mcp.request(NO_SUCH_METHOD, {}, { id }) })));
+    for (const { id, res } of [...results, ...errors]) {
+      const msg = final(res);
+      c.verify(isObject(msg) && msg.id === id, `request id ${JSON.stringify(id)} (${typeof id}) is echoed unchanged`, id, isObject(msg) ? msg.id : brief(res));
+    }
+  }, { generic: true });
+
+  // "Either the result member or error member MUST be included, but both members MUST NOT be included."
+  check('jsonrpc-result-xor-error', 'every response has exactly one of result and error', async (c) => {
+    for (const { label, res } of await sampleReplies(c)) {
+      for (const msg of messages(res).filter((m) => isObject(m) && ('id' in m || 'result' in m || 'error' in m))) {
+        c.verify(('result' in msg) !== ('error' in msg), `${label}: the response has exactly one of result and error`, 'result xor error', msg);
+      }
+    }
+  }, { generic: true });
+
+  // "jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0"."
+  check('jsonrpc-version-member', 'every message says "jsonrpc": "2.0"', async (c) => {
+    let seen = 0;
+    for (const { label, res } of await sampleReplies(c)) {
+      for (const msg of messages(res)) {
+        seen += 1;
+        c.verify(isObject(msg) && msg.jsonrpc === '2.0', `${label}: the message has "jsonrpc": "2.0"`, '2.0', isObject(msg) ? msg.jsonrpc : msg);
+      }
+    }
+    c.verify(seen > 0, 'the replies carry JSON-RPC messages', '>= 1 message', seen);
+  }, { generic: true });
+
+  // "code: ... This MUST be an integer. message: A String providing a short description of the error."
+  check('jsonrpc-error-object', 'every error has an integer code and a string message', async (c) => {
+    let errors = 0;
+    for (const { label, res } of await sampleReplies(c)) {
+      for (const msg of messages(res).filter((m) => isObject(m) && 'error' in m)) {
+        errors += 1;
+        c.verify(isObject(msg.error) && Number.isInteger(msg.error.code) && typeof msg.error.message === 'string', `${label}: error.code is an integer and error.message a string`, { code: 'integer', message: 'string' }, msg.error);
+      }
+    }
+    c.verify(errors > 0, 'the probes drew JSON-RPC errors', '>= 1 error', errors);
+  }, { generic: true });
+
+  // "If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."
+  check('jsonrpc-notification-202', 'a notification gets 202 with no body', async (c) => {
+    const notifications = [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'conformance-none', reason: 'conformance probe' } },
+    ];
+    for (const n of notifications) {
+      const res = await c.mcp.post(n);
+      c.verify(res.status === 202 && res.text === '', `${n.method} gets 202 with an empty body`, { status: 202, body: '' }, { status: res.status, body: res.text.slice(0, 300) });
+    }
+    // A response to a request the server never sent: accepted (202, no body) or refused with an HTTP error.
+    const res = await c.mcp.post({ jsonrpc: '2.0', id: 'conformance-r1', result: {} });
+    c.verify((res.status === 202 && res.text === '') || (res.status >= 400 && res.status < 500), 'a stray JSON-RPC response gets 202 with no body, or a 4xx', '202 and no body, or 4xx', { status: res.status, body: res.text.slice(0, 300) });
+    c.observe(`a stray JSON-RPC response got HTTP ${res.status}`);
+  }, { generic: true });
+
+  // "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The body MAY comprise a JSON-RPC error response that has no `id`."
+  check('jsonrpc-invalid-notification-4xx', 'a malformed notification gets an HTTP 4xx', async (c) => {
+    for (const body of ['{"jsonrpc":"2.0","method":5}', '{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}']) {
+      const res = await raw(c, body);
+      c.verify(res.status >= 400 && res.status < 500, `${body} gets an HTTP 4xx`, '4xx', brief(res));
+      if (res.json !== undefined) {
+        c.verify(isObject(res.json) && isObject(res.json.error) && !('result' in res.json) && idIsNull(res.json), 'a JSON body is a JSON-RPC error without an id (or id null)', { jsonrpc: '2.0', id: null, error: {} }, res.json);
+      }
+    }
+  }, { generic: true });
+
+  // "If the input is a JSON-RPC request, the server MUST either return `Content-Type: text/event-stream` ... or `Content-Type: application/json`."
+  check('jsonrpc-request-reply-media-type', 'replies to requests are application/json or text/event-stream', async (c) => {
+    const replies = await Promise.all([
+      c.mcp.request('tools/list'),
+      c.mcp.request(NO_SUCH_METHOD, {}),
+      c.mcp.call('conformance.no-such-tool', {}),
+    ]);
+    for (const res of replies) {
+      c.verify(res.mediaType === 'application/json' || res.mediaType === 'text/event-stream', 'the reply is application/json or text/event-stream', 'application/json or text/event-stream', res.headers['content-type'] ?? '(none)');
+    }
+  }, { generic: true });
+
+  // "The client MUST include an `Accept` header, listing both `application/json` and `text/event-stream`." The server MUST then reply with one of them.
+  check('jsonrpc-accept-both-served', 'a request accepting both reply types is served, however the Accept header lists them', async (c) => {
+    const accepts = ['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json;q=0.9, text/event-stream;q=0.8', 'application/json,text/event-stream'];
+    for (const accept of accepts) {
+      const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
+      c.verify(res.status === 200 && isObject(final(res)?.result), `Accept: ${accept} gets 200 and a result`, 200, brief(res));
+    }
+    for (const accept of ['text/html', 'application/json']) {
+      const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
+      c.observe(`Accept: ${accept} alone got HTTP ${res.status}${res.json?.error ? ` (${res.json.error.code})` : ''}`);
+    }
+  }, { generic: true });
+
+  // "The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported".
+  check('jsonrpc-content-type-non-json-rejected', 'a body sent as text/plain is refused with a 4xx', async (c) => {
+    const res = await c.mcp.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
+    c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, brief(res));
+    if (res.status !== 415) c.observe(`text/plain got ${res.status}; 415 Unsupported Media Type is the precise status`);
+  }, { generic: true });
+
+  // "No "charset" parameter is defined for this registration. Adding one really has no effect on compliant recipients."
+  check('jsonrpc-content-type-parameters', 'application/json with a charset parameter, or in other case, is accepted', async (c) => {
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
+      const res = await c.mcp.request('tools/list', undefined, { headers: { 'content-type': type } });
+      c.verify(res.status === 200 && isObject(final(res)?.result), `Content-Type: ${type} is served`, 200, brief(res));
+    }
+  }, { generic: true });
+
+  // The client MUST include `MCP-Protocol-Version: <protocol-version>` ... "allowing the MCP server to respond based on the MCP protocol version".
+  check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
+    const revisions = c.target.revisions.filter((r) => r !== MODERN);
+    for (const rev of revisions) {
+      const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': rev } });
+      c.verify(res.status === 200 && isObject(final(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, brief(res));
+    }
+  }, { generic: true });
+
+  // "If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it MUST respond with `400 Bad Request`."
+  check('jsonrpc-protocol-version-unsupported-400', 'an unsupported or invalid MCP-Protocol-Version gets 400', async (c) => {
+    for (const version of ['1999-01-01', 'not-a-version', '2025-13-45']) {
+      const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': version } });
+      c.verify(res.status === 400, `MCP-Protocol-Version: ${version} gets 400 Bad Request`, 400, brief(res));
+    }
+  }, { generic: true });
+
+  // "if the server does not receive an `MCP-Protocol-Version` header ... the server SHOULD assume protocol version `2025-03-26`."
+  check('jsonrpc-protocol-version-absent', 'a request without MCP-Protocol-Version is served (as 2025-03-26)', async (c) => {
+    const headers = headersWithoutVersion(c);
+    const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: 'nv-1', method: 'tools/list' } });
+    c.verify(res.status === 200 && isObject(final(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, brief(res));
+    // Batches exist only in 2025-03-26: whether one is answered without the header hints at the revision assumed.
+    const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: 'nv-2', method: 'tools/list' }] });
+    c.observe(`a batch without the header got HTTP ${batch.status}${Array.isArray(batch.json) ? ' and an array (2025-03-26 behaviour)' : ''}`);
+  }, { generic: true });
+
+  // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
+  check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
+    const batch = [
+      { jsonrpc: '2.0', id: 'b-1', method: 'tools/list' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: NO_SUCH_METHOD, params: {} },
+    ];
+    const res = await c.mcp.post(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } });
+    c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, brief(res));
+    c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', brief(res));
+    const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
+    const ids = responses.map((m) => m.id);
+    c.verify(responses.length === 2 && ids.includes('b-1') && ids.includes(2), 'one response per request (ids "b-1" and 2), none for the notification', ['b-1', 2], ids);
+    c.verify(isObject(responses.find((m) => m.id === 'b-1')?.result), 'the tools/list entry has a result', 'a result', responses);
+    c.verify(responses.find((m) => m.id === 2)?.error?.code === -32601, 'the unknown-method entry has error -32601', -32601, responses);
+    for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
+      const later = await c.mcp.post(batch, { headers: { 'mcp-protocol-version': rev } });
+      c.observe(`the same batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
+    }
+  }, { generic: true });
+});
