@@ -28,7 +28,7 @@ const CLOSE_GRACE_MS = 2000;
  * costing the whole deadline.
  */
 function streamDeadline(target: TargetInfo): number {
-  return target.kind === 'embedded' ? Math.min(target.timeoutMs, 3000) : target.timeoutMs;
+  return target.kind === 'embedded' ? Math.min(target.timeoutMs, 5000) : target.timeoutMs;
 }
 /**
  * Buffering criterion (stream-not-buffered). A stream's window is the time between its response headers
