@@ -29,6 +29,8 @@ export interface CheckContext {
   notTestable(reason: string): never;
   /** Records a fact that decides nothing. */
   observe(note: string): void;
+  /** Adds a secret obtained during the check (a freshly bootstrapped key): it is redacted like the target's keys. */
+  addSecret(secret: string): void;
 }
 
 export interface CheckOptions {
@@ -59,7 +61,8 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
       status: 'fail', observations: [], wire, durationMs: 0,
     };
     ctx.task.meta.conformance = record;
-    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey].filter((k): k is string => !!k);
+    const extraSecrets: string[] = [];
+    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, ...extraSecrets].filter((k): k is string => !!k);
     const http = new WireClient(wire, secrets, target.timeoutMs);
     const c: CheckContext = {
       target,
@@ -73,6 +76,9 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
       },
       observe(note) {
         record.observations.push(note);
+      },
+      addSecret(secret) {
+        extraSecrets.push(secret);
       },
     };
     const started = performance.now();
