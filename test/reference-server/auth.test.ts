@@ -86,9 +86,9 @@ describe('authentication on the MCP endpoint', () => {
     if (sent) expect(res.body).not.toContain(sent.replace(/^\S+\s*/, '') || '\u0000');
   });
 
-  it('a request without credentials gets a challenge without an error code (RFC 6750 §3)', async () => {
-    const res = await withAuthorization(undefined);
-    expect(res.challenge).not.toMatch(/error=/);
+  it('a request without credentials, or with another scheme, gets a challenge without an error code (RFC 6750 §3)', async () => {
+    expect((await withAuthorization(undefined)).challenge).not.toMatch(/error=/);
+    expect((await withAuthorization(`Basic ${Buffer.from('u:p').toString('base64')}`)).challenge).not.toMatch(/error=/);
   });
 
   it('a bad credential gets error="invalid_token"', async () => {
