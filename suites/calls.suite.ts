@@ -125,11 +125,25 @@ function resultProblems(result: unknown): string[] {
   return problems;
 }
 
-function compileOutputSchema(schema: Record<string, any>): (v: unknown) => { ok: boolean; errors: string } {
-  const ajv = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  const validate = ajv.compile(schema);
-  return (v) => ({ ok: validate(v) as boolean, errors: ajv.errorsText(validate.errors) });
+const validators = new Map<string, Ajv | Ajv2020>();
+
+/** Validates against an outputSchema in its dialect (2020-12 unless `$schema` says draft-07); one validator per dialect. */
+function validateOutput(schema: Record<string, any>, value: unknown): { ok: boolean; errors: string } {
+  const dialect = typeof schema.$schema === 'string' && schema.$schema.includes('draft-07') ? 'draft-07' : '2020-12';
+  let ajv = validators.get(dialect);
+  if (!ajv) {
+    ajv = dialect === 'draft-07' ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    validators.set(dialect, ajv);
+  }
+  try {
+    const validate = ajv.compile(schema);
+    return { ok: validate(value) as boolean, errors: ajv.errorsText(validate.errors) };
+  } catch (err) {
+    return { ok: false, errors: `the outputSchema does not compile: ${(err as Error).message}` };
+  } finally {
+    ajv.removeSchema(schema);
+  }
 }
 
 /** A value of another JSON type than the one a property schema declares; undefined when it declares none simply. */
@@ -224,7 +238,7 @@ describe('calls', () => {
       if (!isObject(schema) || !isObject(result) || result.isError === true) continue;
       checked += 1;
       c.verify('structuredContent' in result, `${tool} declares an outputSchema, so its result carries structuredContent`, 'structuredContent', result);
-      const outcome = compileOutputSchema(schema)(result.structuredContent);
+      const outcome = validateOutput(schema, result.structuredContent);
       c.verify(outcome.ok, `${tool}: structuredContent does not conform to the outputSchema: ${outcome.errors}`, schema, result.structuredContent);
     }
     if (checked === 0) c.notTestable('no successful call of a tool that declares an outputSchema');

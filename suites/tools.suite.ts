@@ -49,14 +49,29 @@ function compile(schema: unknown): { ok: true; validate: (v: unknown) => boolean
   if (!isObject(schema)) return { ok: false, error: `not a JSON Schema object: ${JSON.stringify(schema)}` };
   const dialect = schema.$schema;
   if (dialect !== undefined && (typeof dialect !== 'string' || (!DRAFT_07.test(dialect) && !DRAFT_2020_12.test(dialect)))) return { dialect: String(dialect) };
-  const ajv = typeof dialect === 'string' && DRAFT_07.test(dialect) ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
+  const ajv = validator(typeof dialect === 'string' && DRAFT_07.test(dialect) ? 'draft-07' : '2020-12');
   try {
     const validate = ajv.compile(schema);
     return { ok: true, validate: (v) => validate(v) as boolean };
   } catch (err) {
     return { ok: false, error: (err as Error).message };
+  } finally {
+    // Tools may reuse an `$id`; each schema is compiled on its own.
+    ajv.removeSchema(schema);
   }
+}
+
+const validators = new Map<string, Ajv | Ajv2020>();
+
+/** One validator per dialect (building one compiles its meta-schemas, which is the slow part). */
+function validator(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
+  let ajv = validators.get(dialect);
+  if (!ajv) {
+    ajv = dialect === 'draft-07' ? new Ajv({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    validators.set(dialect, ajv);
+  }
+  return ajv;
 }
 
 function modernToolsList(c: CheckContext, id: number): Promise<WireResponse> {
