@@ -55,6 +55,17 @@ async function prepare(options: RunOptions, base: TargetBase): Promise<PreparedT
     case 'url':
       if (!options.baseUrl && !options.mcpUrl) throw new TargetError('--target url needs --base-url (or --mcp-url for the generic profile)');
       return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl);
+    case 'container': {
+      // Loaded on demand: testcontainers is heavy and only this target needs it.
+      const { prepareContainer } = await import('./targets/container.js');
+      return prepareContainer(base);
+    }
+    case 'stdio': {
+      // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
+      const { prepareStdio } = await import('./targets/stdio.js');
+      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl) : await prepareEmbedded(base);
+      return prepareStdio(http, (options as RunOptions & import('./targets/stdio.js').StdioRunOptions).stdioCommand);
+    }
     default:
       throw new TargetError(`--target ${options.target} is not available yet`);
   }

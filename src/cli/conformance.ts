@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
 import { runConformance, type RunOptions } from '../run.js';
+import { splitCommandLine, DEFAULT_STDIO_COMMAND, type StdioRunOptions } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
 
@@ -12,7 +13,10 @@ Checks a deployment of the hosted agent-tool MCP service, requirement by require
 results.json (and the other reports) to the report directory.
 
 Target
-  --target embedded|url|container|stdio   where to test (default embedded: the reference server in-process)
+  --target embedded|url|container|stdio   where to test (default embedded: the reference server in-process;
+                          container: builds ./Dockerfile and runs it via DOCKER_HOST, default podman's
+                          unix:///tmp/podman.sock, env BASE_IMAGE and NODE_MODULES as in the Dockerfile;
+                          stdio: a stdio command in front of the embedded server, or of --base-url)
   --base-url <url>        the service's base URL (url target); keys come from its bootstrap endpoint
   --api-key <key>         a live key (or env MCP_API_KEY) instead of bootstrapping
   --revoked-key <key>     a revoked key (or env MCP_REVOKED_KEY), for the revocation check
@@ -21,6 +25,9 @@ Target
   --mailbox-url <url>     GET returns the mails your SMTP sink received (url target), for the claim-mail check
   --profile <name|file>   call recipes for this implementation (default reference; generic for --mcp-url)
   --protocol auto|<rev>   protocol revision to test (default auto); one of ${REVISIONS.join(', ')}
+  --stdio-command '<cmd>' the stdio target's command line (default: the repository's proxy,
+                          ${DEFAULT_STDIO_COMMAND}); it gets
+                          CANVAS_MCP_URL and CANVAS_API_KEY in its environment, never as arguments
 
 Selection and verdict
   --only <id or prefix>   run only these requirements (repeatable, or comma-separated)
@@ -44,7 +51,7 @@ const { values } = parseCommandLine(USAGE, {
   'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
   profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
   strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
-  timeout: { type: 'string' }, mutant: { type: 'string' },
+  timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
 });
 
 const target = (values.target ?? (values['base-url'] || values['mcp-url'] ? 'url' : 'embedded')) as RunOptions['target'];
@@ -78,6 +85,16 @@ if (values.baseline) {
   }
 }
 if (values.mutant && target !== 'embedded') fail('--mutant works with the embedded target only');
+if (values['stdio-command'] !== undefined) {
+  if (target !== 'stdio') fail('--stdio-command needs --target stdio');
+  try {
+    if (splitCommandLine(values['stdio-command']).length === 0) fail('--stdio-command is empty');
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
+if (target === 'stdio' && values['mcp-url']) fail('--target stdio takes --base-url for its HTTP side, not --mcp-url');
+if (target === 'container' && (values['base-url'] || values['mcp-url'])) fail('--target container runs its own server: it takes no --base-url or --mcp-url');
 
 const replay = ['npm run conformance --', `--target ${target}`];
 if (values['base-url']) replay.push(`--base-url ${values['base-url']}`);
@@ -85,8 +102,9 @@ if (values['mcp-url']) replay.push(`--mcp-url ${values['mcp-url']}`);
 if (values.profile) replay.push(`--profile ${values.profile}`);
 if (protocol !== 'auto') replay.push(`--protocol ${protocol}`);
 if (values.mutant) replay.push(`--mutant ${values.mutant}`);
+if (values['stdio-command']) replay.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
 
-const options: RunOptions = {
+const options: RunOptions & StdioRunOptions = {
   target,
   baseUrl: values['base-url'],
   mcpUrl: values['mcp-url'],
@@ -103,6 +121,7 @@ const options: RunOptions = {
   seed,
   timeoutMs,
   mutant: values.mutant,
+  stdioCommand: values['stdio-command'],
   replayBase: replay.join(' '),
   writers: REPORT_WRITERS,
 };

@@ -1,0 +1,176 @@
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import type { TargetInfo } from '../target-info.js';
+import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
+import type { TargetBase } from './embedded.js';
+import { TargetError, type PreparedTarget } from './target.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const IMAGE = 'localhost/canvas-reference:conformance';
+const DB = '/data/conformance.sqlite';
+const CONFIG_PATH = '/tmp/conformance-config.json';
+export const CONTAINER_SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh && scripts/podman-socket.sh start '
+  + '(or point DOCKER_HOST at a Docker engine and set BASE_IMAGE=node:20-bookworm-slim)';
+
+/** GET on the engine's API over its unix socket; rejects when nothing answers. */
+function engineGet(socketPath: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ socketPath, path, timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function checkEngine(baseImage: string): Promise<void> {
+  const host = process.env.DOCKER_HOST!;
+  if (!host.startsWith('unix://')) return; // a remote engine: testcontainers reports its own errors
+  const socket = host.slice('unix://'.length);
+  try {
+    const status = await engineGet(socket, '/_ping');
+    if (status !== 200) throw new Error(`/_ping answered ${status}`);
+  } catch (err) {
+    throw new TargetError(`no container engine answers on ${host} (${(err as Error).message}). ${CONTAINER_SETUP_HINT}`);
+  }
+  if (baseImage.startsWith('localhost/') && (await engineGet(socket, `/images/${encodeURIComponent(baseImage)}/json`)) !== 200) {
+    throw new TargetError(`the base image ${baseImage} does not exist. ${CONTAINER_SETUP_HINT}`);
+  }
+}
+
+/** A free loopback port, so the published port (and the server's public base URL) is known before start. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The repository's Dockerfile built and run with testcontainers (Docker, or podman's Docker-compatible
+ * socket: DOCKER_HOST, default unix:///tmp/podman.sock). The server gets the same conformance-friendly
+ * configuration as the embedded target (copied into the container, `--config`), publishes on 127.0.0.1
+ * only, and is then tested like a url target. Keys come from its bootstrap endpoint; a third key is
+ * revoked with the admin command inside the container. Mail stays in the container's outbox, so the
+ * claim-mail check is not testable here.
+ */
+export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
+  // Read by testcontainers when it first connects, so set before it is loaded.
+  process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
+  process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // traffic goes to loopback only
+  const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
+  const nodeModules = process.env.NODE_MODULES ?? (baseImage.startsWith('localhost/') ? 'host' : 'npm-ci');
+  await checkEngine(baseImage);
+  const { GenericContainer, Wait } = await import('testcontainers');
+
+  const log = (m: string) => console.error(`container: ${m}`);
+  let t = performance.now();
+  try {
+    // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
+    await GenericContainer.fromDockerfile(ROOT).withBuildArgs({ BASE_IMAGE: baseImage, NODE_MODULES: nodeModules }).build(IMAGE, { deleteOnExit: false });
+  } catch (err) {
+    throw new TargetError(`building the Dockerfile failed: ${(err as Error).message}`);
+  }
+  log(`image ${IMAGE} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const config = {
+    plans: { conformance: { ratePerSecond: 200, burst: 300, maxBlocks: 25 } },
+    bootstrapPlan: 'conformance',
+    bootstrapRateLimit: { ratePerSecond: 100, burst: 200 },
+    streaming: { steps: 4, stepDelayMs: 40 },
+    dbPath: DB,
+    publicBaseUrl: baseUrl,
+  };
+  // Publish on 127.0.0.1 only, not on every interface of the machine.
+  class LoopbackContainer extends GenericContainer {
+    loopbackOnly(): this {
+      for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as { HostIp?: string }[][]) {
+        for (const binding of bindings) binding.HostIp = '127.0.0.1';
+      }
+      return this;
+    }
+  }
+  t = performance.now();
+  let container;
+  try {
+    container = await new LoopbackContainer(IMAGE)
+      .withExposedPorts({ container: 8080, host: port })
+      .loopbackOnly()
+      .withCopyContentToContainer([{ content: JSON.stringify(config), target: CONFIG_PATH, mode: 0o644 }])
+      .withCommand(['node', '--max-semi-space-size=32', '--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
+      .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
+      .withStartupTimeout(60_000)
+      .start();
+  } catch (err) {
+    throw new TargetError(`the container did not start: ${(err as Error).message}`);
+  }
+  log(`healthy at ${baseUrl} ${((performance.now() - t) / 1000).toFixed(1)} s after start`);
+  const started = container;
+  const close = async () => {
+    await started.stop({ timeout: 5_000 });
+  };
+
+  try {
+    const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, base.timeoutMs)));
+    const revokedKey = await revokedKeyIn(started, baseUrl, base.timeoutMs).catch((err: Error) => {
+      log(`no revoked key (${err.message}); the revocation check will be not testable`);
+      return undefined;
+    });
+    const info: TargetInfo = {
+      ...base,
+      kind: 'container',
+      baseUrl,
+      mcpUrl: `${baseUrl}/api/mcp/v1`,
+      apiKey: base.apiKey ?? a!.apiKey,
+      otherKey: b!.apiKey,
+      revokedKey: base.revokedKey ?? revokedKey,
+      keyPrefix: keyPrefixOf(a!.apiKey),
+      canBootstrap: true,
+      revisions: [],
+    };
+    return { info, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+type Exec = (command: string[]) => Promise<{ exitCode: number; stdout: string; stderr: string }>;
+
+/** Bootstraps a workspace with a recognisable agent name, then revokes its key with the admin command in the container. */
+async function revokedKeyIn(container: { exec: Exec }, baseUrl: string, timeoutMs: number): Promise<string> {
+  const agentName = `conformance-revoked-${Date.now().toString(36)}`;
+  const res = await request(`${baseUrl}/api/agent/bootstrap`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ humanEmail: `conformance+${agentName}@example.com`, agentName, workspaceName: 'conformance revoked', canvasName: 'conformance canvas' }),
+    headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+  });
+  const body = (await res.body.json()) as { apiKey?: unknown };
+  if (typeof body.apiKey !== 'string') throw new Error(`bootstrap answered ${res.statusCode} without apiKey`);
+  const admin = ['node', '--import', 'tsx', 'fixtures/reference-server/admin.ts'];
+  const listed = await container.exec([...admin, 'key', 'list', '--db', DB]);
+  if (listed.exitCode !== 0) throw new Error(`admin key list exited ${listed.exitCode}: ${listed.stderr.trim()}`);
+  const row = listed.stdout.split('\n').map((l) => {
+    try {
+      return JSON.parse(l) as { id: string; label: string };
+    } catch {
+      return undefined;
+    }
+  }).find((k) => k?.label === `bootstrap: ${agentName}`);
+  if (!row) throw new Error('the bootstrapped key is not in the admin key list');
+  const revoked = await container.exec([...admin, 'key', 'revoke', '--id', row.id, '--db', DB]);
+  if (revoked.exitCode !== 0) throw new Error(`admin key revoke exited ${revoked.exitCode}: ${revoked.stderr.trim()}`);
+  return body.apiKey;
+}
