@@ -1,0 +1,204 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { createParser } from 'eventsource-parser';
+import { describe } from 'vitest';
+import { check, type CheckContext } from '../src/check.js';
+import { fill } from '../src/profile.js';
+import { LOGGED_BODY_LIMIT } from '../src/wire/client.js';
+import type { Exchange, SseEvent } from '../src/wire/exchange.js';
+import { redact, redactHeaders } from '../src/wire/redact.js';
+
+/**
+ * The official SDK client (`@modelcontextprotocol/client`) against the target, configured as the description's
+ * `mcpServers` entry is: the endpoint URL and headers (the `Authorization` header with the key, and any
+ * `--header`). Its HTTP traffic goes through a recording fetch, so a failure carries the exchanges as evidence.
+ */
+
+const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
+const MODERN = '2026-07-28';
+const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '0.1.0' };
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const clip = (text: string) => (text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`);
+
+/** A fetch for the SDK's transport that records every exchange into the check's wire log (keys redacted). */
+function recordingFetch(c: CheckContext) {
+  const secrets = [c.target.apiKey, c.target.otherKey, c.target.revokedKey].filter((k): k is string => !!k);
+  const reading = new Set<Promise<void>>();
+  const stops = new Set<() => void>();
+  const recorded = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const started = performance.now();
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    const record: Exchange = {
+      request: { method: init?.method ?? 'GET', url: redact(String(input), secrets), headers: redactHeaders(headers, secrets), ...(body !== undefined && { body: clip(redact(body, secrets)) }) },
+      startedAt: new Date().toISOString(),
+    };
+    c.http.log.push(record);
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (err) {
+      record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
+      throw err;
+    }
+    const headersAt = round(performance.now() - started);
+    const response: NonNullable<Exchange['response']> = { status: res.status, headers: redactHeaders(Object.fromEntries(res.headers.entries()), secrets), closed: true, headersAt, endAt: headersAt };
+    record.response = response;
+    if (!res.body) return res;
+    // A copy of the body is read alongside the SDK's, so SSE events keep their arrival times.
+    const reader = res.clone().body!.getReader();
+    const sse = (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+    let done = false;
+    const stop = () => {
+      if (done) return;
+      response.closed = false;
+      void reader.cancel().catch(() => {});
+    };
+    stops.add(stop);
+    const task = (async () => {
+      const decoder = new TextDecoder();
+      const events: SseEvent[] = [];
+      const parser = sse ? createParser({ onEvent: (e) => events.push({ at: round(performance.now() - started), data: clip(redact(e.data, secrets)), ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }) }) : undefined;
+      let text = '';
+      try {
+        for (;;) {
+          const { done: end, value } = await reader.read();
+          if (end) break;
+          const piece = decoder.decode(value, { stream: true });
+          text += piece;
+          parser?.feed(piece);
+        }
+      } catch {
+        // cancelled by stop(), or the connection broke: what arrived is kept
+      }
+      done = true;
+      response.endAt = round(performance.now() - started);
+      if (sse) response.events = events;
+      else response.body = clip(redact(text, secrets));
+    })();
+    reading.add(task);
+    return res;
+  };
+  return {
+    fetch: recorded,
+    /** Waits (bounded) for the recorded copies to end; streams still open then are cut and marked `closed: false`. */
+    async settle(ms = 1_000) {
+      await Promise.race([Promise.all(reading), new Promise((r) => setTimeout(r, ms))]);
+      for (const stop of stops) stop();
+    },
+  };
+}
+
+/** An SDK client over Streamable HTTP with the target's key and headers, recorded; `run` gets it connected. */
+async function withSdkClient(c: CheckContext, mode: 'legacy' | 'auto', run: (client: Client) => Promise<void>): Promise<void> {
+  // Loaded here, not at the top: runs that select no interop requirement do not pay for the SDK.
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const recorder = recordingFetch(c);
+  const headers: Record<string, string> = { ...c.target.headers, ...(c.target.apiKey && { authorization: `Bearer ${c.target.apiKey}` }) };
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode } });
+  const transport = new StreamableHTTPClientTransport(new URL(c.target.mcpUrl), { requestInit: { headers }, fetch: recorder.fetch });
+  try {
+    try {
+      await client.connect(transport, { timeout: c.target.timeoutMs });
+    } catch (err) {
+      const message = (err as Error).message;
+      c.verify(false, `the official SDK client (${mode} negotiation) could not connect: ${message}`, 'a connected client', message);
+    }
+    c.observe(`the SDK client (${mode} negotiation) negotiated ${client.getNegotiatedProtocolVersion()}`);
+    await run(client);
+  } finally {
+    await client.close().catch(() => {});
+    await recorder.settle();
+  }
+}
+
+async function listTools(c: CheckContext, client: Client): Promise<void> {
+  let tools: { name: string }[];
+  try {
+    ({ tools } = await client.listTools(undefined, { timeout: c.target.timeoutMs }));
+  } catch (err) {
+    const message = (err as Error).message;
+    return c.verify(false, `the SDK client's tools/list failed: ${message}`, 'a tools/list result the SDK accepts', message);
+  }
+  c.verify(tools.length > 0, 'tools/list lists at least one tool', '>= 1 tool', tools.length);
+  c.observe(`tools/list through the SDK client: ${tools.length} tools`);
+}
+
+/**
+ * The profile's streaming recipe to call: one needing no setup, preferably of a tool annotated read-only (it
+ * leaves the workspace, and its block cap, alone); else the first one, after the profile's setup calls.
+ */
+async function streamingCall(c: CheckContext, readOnly: Set<string>): Promise<{ name: string; arguments: Record<string, unknown> }> {
+  const recipes = Object.values(c.target.profile.streaming);
+  if (recipes.length === 0) c.notTestable(`profile ${c.target.profile.name} has no streaming tool recipe`);
+  const plain = recipes.filter((r) => !JSON.stringify(r.arguments).includes('{{'));
+  const pick = plain.find((r) => readOnly.has(r.tool)) ?? plain[0];
+  if (pick) return { name: pick.tool, arguments: pick.arguments };
+  const vars = await c.mcp.setup();
+  return { name: recipes[0]!.tool, arguments: fill(recipes[0]!.arguments, vars) as Record<string, unknown> };
+}
+
+/** Calls a streaming tool through the SDK with `onprogress`: progress first, strictly increasing, then the result. */
+async function streamThroughSdk(c: CheckContext, client: Client): Promise<void> {
+  const listed = await client.listTools(undefined, { timeout: c.target.timeoutMs }).catch(() => ({ tools: [] }));
+  const call = await streamingCall(c, new Set(listed.tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name)));
+  const progress: number[] = [];
+  let afterResult = 0;
+  let resolved = false;
+  let result;
+  try {
+    result = await client.callTool(call, {
+      timeout: c.target.timeoutMs,
+      onprogress: (p) => {
+        progress.push(p.progress);
+        if (resolved) afterResult += 1;
+      },
+    });
+    resolved = true;
+  } catch (err) {
+    const message = (err as Error).message;
+    c.verify(false, `the SDK client's ${call.name} call failed: ${message}`, 'a tool result', message);
+  }
+  c.verify(progress.length > 0, `the SDK client's progress callback saw the progress of ${call.name} before its result`, '>= 1 progress notification with the token the SDK sent', progress.length);
+  c.verify(progress.every((v, i) => i === 0 || v > progress[i - 1]!), 'progress increases with each notification', 'strictly increasing', progress);
+  c.verify(result !== undefined && result.isError !== true, `${call.name} ends with a successful result`, 'isError absent or false', result);
+  // A notification arriving after the result would reach the callback late; give it a moment to show up.
+  await new Promise((r) => setTimeout(r, 50));
+  c.verify(afterResult === 0, 'no progress follows the result', 0, afterResult);
+  c.observe(`${call.name}: ${progress.length} progress notifications (${progress.join(', ')}), then the result`);
+}
+
+describe('interop: the official SDK client', () => {
+  // "Every MCP-capable client uses the same endpoint and the same way of authenticating."
+  check('interop-sdk-legacy-connect', 'the official SDK client connects with the 2025 handshake and lists tools', async (c) => {
+    await withSdkClient(c, 'legacy', async (client) => {
+      const negotiated = client.getNegotiatedProtocolVersion();
+      c.verify(negotiated !== undefined && LEGACY.includes(negotiated), 'initialize settles on a 2025 revision', LEGACY, negotiated);
+      await listTools(c, client);
+    });
+  }, { generic: true });
+
+  // "The body carries progress notifications, then ends with a final `result` event."
+  check('interop-sdk-legacy-streaming', 'the official SDK client (2025 handshake) gets progress, then the result, from a streaming tool', async (c) => {
+    await withSdkClient(c, 'legacy', (client) => streamThroughSdk(c, client));
+  });
+
+  // "Every MCP-capable client uses the same endpoint and the same way of authenticating." (the 2026-07-28 wire,
+  // which this target offers in server/discover: an auto-negotiating client must end up on it)
+  check('interop-sdk-modern-connect', 'the official SDK client negotiating automatically selects 2026-07-28 and lists tools', async (c) => {
+    await withSdkClient(c, 'auto', async (client) => {
+      const negotiated = client.getNegotiatedProtocolVersion();
+      c.verify(negotiated === MODERN, 'server/discover offers 2026-07-28, so the auto-negotiating SDK client selects it', MODERN, negotiated);
+      await listTools(c, client);
+    });
+  }, { generic: true });
+
+  // "The body carries progress notifications, then ends with a final `result` event." (on the 2026-07-28 wire)
+  check('interop-sdk-modern-streaming', 'the official SDK client on 2026-07-28 gets progress, then the result, from a streaming tool', async (c) => {
+    await withSdkClient(c, 'auto', async (client) => {
+      const negotiated = client.getNegotiatedProtocolVersion();
+      c.verify(negotiated === MODERN, 'the auto-negotiating SDK client is on the 2026-07-28 wire', MODERN, negotiated);
+      await streamThroughSdk(c, client);
+    });
+  });
+});
