@@ -324,6 +324,20 @@ describe('calls', () => {
     }
   });
 
+  // "A call against an expired or unknown handle should return a tool execution error that says so" (non-normative).
+  check('calls-unknown-handle-tool-error', 'a block id that does not exist is an isError result that says so', async (c) => {
+    const bogus = 'conformance-no-such-block';
+    const recipes = [c.target.profile.streaming['blocks.build'], c.target.profile.calls.publishBlock].filter((r): r is CallRecipe => r !== undefined);
+    if (recipes.length === 0) c.notTestable('the profile has no recipe taking a block id (blocks.build, publishBlock)');
+    for (const recipe of recipes) {
+      const res = await c.mcp.recipe(recipe, { blockId: bogus });
+      const result = final(res)?.result;
+      c.verify(result?.isError === true, `${recipe.tool} with an unknown block id is a tool execution error (isError), not a protocol error`, { isError: true }, brief(res));
+      const text = textOf(result);
+      c.verify(text.includes(bogus) || /not found|unknown|no such|does not exist|expired/i.test(text), `${recipe.tool}: the error says the block is unknown`, `a message naming ${bogus} or saying it is not found`, text);
+    }
+  });
+
   // "`blocks.list` accepts a boolean argument `published`." "the `published` flag used as a filter of `blocks.list`; a boolean".
   check('calls-published-filter-partitions', 'published: true and false partition blocks.list', async (c) => {
     const create = c.target.profile.calls.createBlock;

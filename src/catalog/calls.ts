@@ -54,6 +54,13 @@ export const callsRequirements: Requirement[] = [
     revisions: ['2025-11-25', '2026-07-28'],
   },
   {
+    id: 'calls-unknown-handle-tool-error',
+    group: 'calls',
+    level: 'INFO',
+    source: 'MCP 2026-07-28 server/tools §Stateful Tools (non-normative guidance, TOOL-17)',
+    text: 'Expiry errors. A call against an expired or unknown handle should return a tool execution error that says so, so the model can recover by creating a new one.',
+  },
+  {
     id: 'calls-published-filter-partitions',
     group: 'calls',
     level: 'MUST',
