@@ -69,7 +69,7 @@ describe('jsonrpc', () => {
       ['{"foo":1}', [null]],
       ['{"jsonrpc":"1.0","id":1,"method":"tools/list"}', [null, 1]],
       ['{"jsonrpc":"2.0","id":null,"method":"tools/list"}', [null]],
-      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', [null]],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', [null, 1.5]],
       ['42', [null]],
       ['"tools/list"', [null]],
       ['[]', [null]],
