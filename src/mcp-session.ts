@@ -12,9 +12,25 @@ export interface PostOptions {
 
 let nextId = 1;
 
-/** MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire. */
+/** How long the harness waits on a 429 before trying again, at most, and how often. */
+const RATE_LIMIT_RETRIES = 3;
+const RATE_LIMIT_MAX_WAIT_MS = 5000;
+
+/** Delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms; undefined when absent or malformed. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
+ * A 429 is retried a few times after its Retry-After, so the harness's own traffic does not fail
+ * unrelated checks on a rate-limited deployment; checks that study rate limiting turn that off.
+ */
 export class McpSession {
-  constructor(readonly http: WireClient, readonly target: TargetInfo) {}
+  constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { retryRateLimited?: boolean } = {}) {}
 
   headers(options: PostOptions = {}): Record<string, string> {
     const key = options.key === undefined ? this.target.apiKey : options.key;
@@ -28,14 +44,20 @@ export class McpSession {
   }
 
   /** POSTs any body (a value, or raw text when `raw` is a string). */
-  post(body: unknown, options: PostOptions & { raw?: string } = {}): Promise<WireResponse> {
-    return this.http.request(this.target.mcpUrl, {
+  async post(body: unknown, options: PostOptions & { raw?: string } = {}): Promise<WireResponse> {
+    const send = () => this.http.request(this.target.mcpUrl, {
       method: 'POST',
       headers: this.headers(options),
       ...(options.raw !== undefined ? { raw: options.raw } : { json: body }),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
+    let res = await send();
+    for (let attempt = 0; attempt < RATE_LIMIT_RETRIES && res.status === 429 && this.options.retryRateLimited !== false; attempt++) {
+      await new Promise((r) => setTimeout(r, Math.min(RATE_LIMIT_MAX_WAIT_MS, retryAfterMs(res.headers['retry-after']) ?? 1000)));
+      res = await send();
+    }
+    return res;
   }
 
   request(method: string, params?: Record<string, unknown>, options: PostOptions & { id?: string | number } = {}): Promise<WireResponse> {

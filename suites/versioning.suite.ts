@@ -84,7 +84,7 @@ async function runBurst(target: TargetInfo): Promise<Burst> {
     ? await freshKey(target, secrets)
     : { key: undefined, exchanges: [], note: 'bootstrap is not allowed on this target' };
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info, { retryRateLimited: false });
   const burst: Burst = { sent: 0, statuses: {}, elapsedMs: 0, keyNote: note, session: (c) => sessionOn(c.http.log), bootstrap };
   if (!key) return burst;
   const started = performance.now();

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fill, } from '../../src/profile.js';
-import { jsonPointer } from '../../src/mcp-session.js';
+import { jsonPointer, McpSession, retryAfterMs } from '../../src/mcp-session.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { redact, redactHeaders } from '../../src/wire/redact.js';
@@ -30,6 +30,7 @@ describe('profile helpers', () => {
 
 describe('wire client', () => {
   let port: number;
+  let limitedHits = 0;
   const server = createServer((req, res) => {
     if (req.url === '/sse') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -39,6 +40,14 @@ describe('wire client', () => {
         res.end();
       }, 60);
       return;
+    }
+    if (req.url === '/limited') {
+      limitedHits += 1;
+      if (limitedHits % 2 === 1) {
+        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+        res.end('{}');
+        return;
+      }
     }
     if (req.url === '/open') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -72,6 +81,22 @@ describe('wire client', () => {
     expect(res.messages).toEqual([{ n: 1 }, { n: 2 }]);
     expect(res.events![1]!.at - res.events![0]!.at).toBeGreaterThanOrEqual(40);
     expect(res.closed).toBe(true);
+  });
+
+  it('McpSession retries a 429 after its Retry-After, recording both exchanges, unless told not to', async () => {
+    const log: Exchange[] = [];
+    const target = { mcpUrl: `http://127.0.0.1:${port}/limited`, headers: {}, timeoutMs: 2000 } as never;
+    const res = await new McpSession(new WireClient(log, () => [], 2000), target).request('ping');
+    expect(res.status).toBe(200);
+    expect(log.map((e) => e.response?.status)).toEqual([429, 200]);
+    const raw = await new McpSession(new WireClient([], () => [], 2000), target, { retryRateLimited: false }).request('ping');
+    expect(raw.status).toBe(429);
+  });
+
+  it('parses Retry-After as delay-seconds or an HTTP-date', () => {
+    expect(retryAfterMs('3')).toBe(3000);
+    expect(retryAfterMs(new Date(Date.now() + 2000).toUTCString())).toBeGreaterThan(500);
+    expect(retryAfterMs('soon')).toBeUndefined();
   });
 
   it('reports a stream still open at the deadline as not closed, keeping the events read', async () => {
