@@ -32,6 +32,8 @@ export interface RunOptions {
   reportDir: string;
   seed: number;
   timeoutMs: number;
+  /** Stdio target: the command speaking MCP over stdio (default: the repo's own proxy). */
+  stdioCommand?: string;
   /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
   mutant?: string;
   /** Extra suites to include (glob relative to the repo root); the default is every suite. */
@@ -64,7 +66,7 @@ async function prepare(options: RunOptions, base: TargetBase): Promise<PreparedT
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
       const { prepareStdio } = await import('./targets/stdio.js');
       const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl) : await prepareEmbedded(base);
-      return prepareStdio(http, (options as RunOptions & import('./targets/stdio.js').StdioRunOptions).stdioCommand);
+      return prepareStdio(http, options.stdioCommand);
     }
     default:
       throw new TargetError(`--target ${options.target} is not available yet`);
@@ -88,7 +90,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   try {
     const vitest = await startVitest('test', [], {
       root: ROOT,
-      include: options.suites ?? ['suites/**/*.suite.ts'],
+      include: options.suites ?? suiteFiles(options.only, selected),
       watch: false,
       config: false,
       reporters: [{
@@ -135,6 +137,12 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   for (const write of options.writers ?? []) write(results, dir);
   return results;
+}
+
+/** Only the suites of the selected requirements' groups are loaded: a narrow --only stays fast. */
+function suiteFiles(only: string[], selected: (r: (typeof CATALOG)[number]) => boolean): string[] {
+  if (only.length === 0) return ['suites/**/*.suite.ts'];
+  return [...new Set(CATALOG.filter(selected).map((r) => r.group))].map((g) => `suites/${g}.suite.ts`);
 }
 
 function replayCommand(options: RunOptions, id: string): string {

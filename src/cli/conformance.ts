@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
 import { runConformance, type RunOptions } from '../run.js';
-import { splitCommandLine, DEFAULT_STDIO_COMMAND, type StdioRunOptions } from '../targets/stdio.js';
+import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
 
@@ -104,7 +104,7 @@ if (protocol !== 'auto') replay.push(`--protocol ${protocol}`);
 if (values.mutant) replay.push(`--mutant ${values.mutant}`);
 if (values['stdio-command']) replay.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
 
-const options: RunOptions & StdioRunOptions = {
+const options: RunOptions = {
   target,
   baseUrl: values['base-url'],
   mcpUrl: values['mcp-url'],
