@@ -1,11 +1,11 @@
 import { describe } from 'vitest';
+import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { check, type CheckContext } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
-import { redact } from '../src/wire/redact.js';
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -82,22 +82,8 @@ function targetSecrets(target: TargetInfo): string[] {
  */
 async function groupKey(target: TargetInfo, secrets: string[]): Promise<{ key: string | undefined; exchanges: Exchange[]; note: string }> {
   if (!target.canBootstrap) return { key: target.apiKey, exchanges: [], note: 'the target key (bootstrap not allowed on this target)' };
-  const log: Exchange[] = [];
-  const wire = new WireClient(log, () => secrets, target.timeoutMs);
-  try {
-    const res = await wire.request(`${target.baseUrl}/api/agent/bootstrap`, {
-      method: 'POST',
-      json: { humanEmail: `conformance+streaming${target.seed}x${Date.now().toString(36)}@example.com`, agentName: 'mcp-conformance-harness', workspaceName: 'conformance streaming', canvasName: 'conformance canvas' },
-    });
-    const key = res.json?.apiKey;
-    if (typeof key === 'string' && key.length >= 8) {
-      secrets.push(key);
-      return { key, exchanges: log.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange), note: 'a workspace bootstrapped for this group' };
-    }
-    return { key: target.apiKey, exchanges: log, note: `the target key (bootstrap answered ${res.status} without an apiKey)` };
-  } catch (err) {
-    return { key: target.apiKey, exchanges: log, note: `the target key (bootstrap failed: ${(err as Error).message})` };
-  }
+  const own = await bootstrapWorkspace(target, secrets, 'streaming');
+  return own.key ? { key: own.key, exchanges: own.exchanges, note: own.note } : { key: target.apiKey, exchanges: own.exchanges, note: `the target key (${own.note})` };
 }
 
 function placeholders(value: unknown): string[] {

@@ -1,10 +1,10 @@
 import { describe } from 'vitest';
+import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { check, type CheckContext } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
-import { redact } from '../src/wire/redact.js';
 
 describe('versioning', () => {
   // "The version is carried in the path: the MCP endpoint ends in `/v1`."
@@ -60,28 +60,11 @@ function targetSecrets(target: TargetInfo): string[] {
   return [target.apiKey, target.otherKey, target.revokedKey].filter((k): k is string => !!k);
 }
 
-/** A key of a fresh workspace from the bootstrap endpoint; the recorded exchange has the new key redacted. */
-async function freshKey(target: TargetInfo, secrets: string[]): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
-  const log: Exchange[] = [];
-  const wire = new WireClient(log, () => secrets, target.timeoutMs);
-  try {
-    const res = await wire.request(`${target.baseUrl}/api/agent/bootstrap`, {
-      method: 'POST',
-      json: { humanEmail: `conformance+ratelimit${target.seed}x${Date.now().toString(36)}@example.com`, agentName: 'mcp-conformance-harness', workspaceName: 'conformance rate limit', canvasName: 'conformance canvas' },
-    });
-    const key = res.json?.apiKey;
-    if (typeof key !== 'string' || key.length < 8) return { exchanges: log, note: `bootstrap answered ${res.status} without an apiKey` };
-    secrets.push(key);
-    return { key, exchanges: log.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange), note: 'a workspace bootstrapped for the burst' };
-  } catch (err) {
-    return { exchanges: log, note: `bootstrap failed: ${(err as Error).message}` };
-  }
-}
 
 async function runBurst(target: TargetInfo): Promise<Burst> {
   const secrets = targetSecrets(target);
   const { key, exchanges: bootstrap, note } = target.canBootstrap
-    ? await freshKey(target, secrets)
+    ? await bootstrapWorkspace(target, secrets, 'ratelimit')
     : { key: undefined, exchanges: [], note: 'bootstrap is not allowed on this target' };
   const info: TargetInfo = { ...target, apiKey: key };
   const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info, { retryRateLimited: false });

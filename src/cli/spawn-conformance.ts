@@ -7,9 +7,9 @@ import type { Results } from '../results.js';
 export interface ChildRun { code: number | null; stdout: string; stderr: string; results?: Results; reportDir: string; durationMs: number }
 
 /** Runs the conformance command in a child process (a fresh report dir unless given); returns exit code, output and results.json. */
-export async function runConformanceChild(args: string[], timeoutMs = 120_000, reportDir = mkdtempSync(join(tmpdir(), 'conformance-'))): Promise<ChildRun> {
+export async function runConformanceChild(args: string[], timeoutMs = 120_000, reportDir = mkdtempSync(join(tmpdir(), 'conformance-')), env: Record<string, string> = {}): Promise<ChildRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', 'src/cli/conformance.ts', '--report-dir', reportDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', 'src/cli/conformance.ts', '--report-dir', reportDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,30 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { CATALOG } from '../../src/catalog/index.js';
+import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import type { Results } from '../../src/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 
 /** The conformance command in a child process, with extra environment; exit code, output and results.json. */
-async function conformance(args: string[], { env = {}, timeoutMs = 180_000 }: { env?: Record<string, string>; timeoutMs?: number } = {}) {
-  const reportDir = mkdtempSync(join(tmpdir(), 'conformance-targets-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/conformance.ts', '--report-dir', reportDir, '--seed', '3', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
-  let results: Results | undefined;
-  try {
-    results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Results;
-  } catch {
-    results = undefined;
-  }
-  return { code, stdout, stderr, results };
+function conformance(args: string[], { env = {}, timeoutMs = 180_000 }: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+  return runConformanceChild(['--seed', '3', ...args], timeoutMs, mkdtempSync(join(tmpdir(), 'conformance-targets-')), env);
 }
 
 const statusOf = (results: Results | undefined) => Object.fromEntries((results?.requirements ?? []).map((r) => [r.id, r.status]));
