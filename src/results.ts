@@ -66,7 +66,10 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
 export function decide(requirements: RequirementResult[], strict: boolean): { exitCode: 0 | 1; verdict: string } {
   const failing = requirements.filter((r) => (r.status === 'fail' || (strict && r.status === 'warn')) && r.baseline !== 'expected-failure');
   const stale = requirements.filter((r) => r.baseline === 'stale');
-  if (failing.length === 0 && stale.length === 0) return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ' and no SHOULD (strict)' : '') };
+  const expected = requirements.filter((r) => r.baseline === 'expected-failure').length;
+  if (failing.length === 0 && stale.length === 0) {
+    return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ' and no SHOULD (strict)' : '') + (expected ? ` outside the baseline (${expected} expected failure${expected === 1 ? '' : 's'})` : '') };
+  }
   const parts: string[] = [];
   if (failing.length) parts.push(`${failing.length} requirement(s) fail: ${failing.slice(0, 5).map((r) => r.id).join(', ')}${failing.length > 5 ? ', ...' : ''}`);
   if (stale.length) parts.push(`${stale.length} baseline entr${stale.length === 1 ? 'y is' : 'ies are'} stale (now passing): ${stale.map((r) => r.id).join(', ')}`);
