@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { loopbackContainer } from './loopback-container.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
@@ -92,21 +93,10 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
     dbPath: DB,
     publicBaseUrl: baseUrl,
   };
-  // Publish on 127.0.0.1 only, not on every interface of the machine.
-  class LoopbackContainer extends GenericContainer {
-    loopbackOnly(): this {
-      for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as { HostIp?: string }[][]) {
-        for (const binding of bindings) binding.HostIp = '127.0.0.1';
-      }
-      return this;
-    }
-  }
   t = performance.now();
   let container;
   try {
-    container = await new LoopbackContainer(IMAGE)
-      .withExposedPorts({ container: 8080, host: port })
-      .loopbackOnly()
+    container = await (await loopbackContainer(IMAGE, [{ container: 8080, host: port }]))
       .withCopyContentToContainer([{ content: JSON.stringify(config), target: CONFIG_PATH, mode: 0o644 }])
       .withCommand(['node', '--max-semi-space-size=32', '--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
       .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackContainer } from '../../src/targets/loopback-container.js';
 import { bootstrap } from '../helpers/reference.js';
 import { post } from '../helpers/mcp-http.js';
 
@@ -61,19 +62,8 @@ beforeAll(async () => {
   await GenericContainer.fromDockerfile(REPO_ROOT).withBuildArgs({ BASE_IMAGE, NODE_MODULES }).build(IMAGE, { deleteOnExit: false });
   const buildMs = performance.now() - t;
 
-  // Publish on 127.0.0.1 only, not on every interface of the machine.
-  class LoopbackContainer extends GenericContainer {
-    loopbackOnly(): this {
-      for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as { HostIp?: string }[][]) {
-        for (const binding of bindings) binding.HostIp = '127.0.0.1';
-      }
-      return this;
-    }
-  }
   t = performance.now();
-  container = await new LoopbackContainer(IMAGE)
-    .withExposedPorts(8080)
-    .loopbackOnly()
+  container = await (await loopbackContainer(IMAGE, [8080]))
     .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
     .withStartupTimeout(60_000)
     .start();
