@@ -83,6 +83,24 @@ function accepted(res: WireResponse): boolean {
   return !!m && m.error === undefined && m.result !== undefined && m.result.isError !== true;
 }
 
+/**
+ * The start of both workspace-scoping checks: a second workspace's key, the profile's recipes (all checked
+ * before anything is written), and a probe block created with the target's key.
+ */
+async function scopingProbe(c: CheckContext, second: 'listBlocks' | 'publishBlock') {
+  keyOf(c);
+  const { otherKey } = c.target;
+  if (!otherKey) c.notTestable('no key of a second workspace for this target');
+  const createBlock = c.target.profile.calls.createBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no createBlock call`);
+  const recipe = c.target.profile.calls[second] ?? c.notTestable(`the profile "${c.target.profile.name}" has no ${second} call`);
+  const title = `scoping probe ${randomBytes(6).toString('hex')}`;
+  const vars: Record<string, unknown> = { title };
+  const created = await c.mcp.recipe(createBlock, vars);
+  c.verify(accepted(created) && typeof vars.blockId === 'string', 'the block is created with the first key', 'a block id', finalMessage(created) ?? created.status);
+  return { otherKey, recipe, vars, title, blockId: vars.blockId as string };
+}
+
+
 function otherChar(ch: string): string {
   const i = BASE62.indexOf(ch);
   return BASE62[(i < 0 ? 0 : i + 1) % BASE62.length]!;
@@ -307,16 +325,7 @@ describe.concurrent('auth', () => {
 
   // "A key is workspace-scoped: one key carries the context of one workspace."
   check('auth-workspace-scoped-read', 'a block created with one key is never listed with another workspace\'s key', async (c) => {
-    keyOf(c);
-    const { otherKey } = c.target;
-    if (!otherKey) c.notTestable('no key of a second workspace for this target');
-    const createBlock = c.target.profile.calls.createBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no createBlock call`);
-    const listBlocks = c.target.profile.calls.listBlocks ?? c.notTestable(`the profile "${c.target.profile.name}" has no listBlocks call`);
-    const title = `scoping probe ${randomBytes(6).toString('hex')}`;
-    const vars: Record<string, unknown> = { title };
-    const created = await c.mcp.recipe(createBlock, vars);
-    c.verify(accepted(created) && typeof vars.blockId === 'string', 'the block is created with the first key', 'a block id', finalMessage(created) ?? created.status);
-    const blockId = vars.blockId as string;
+    const { otherKey, recipe: listBlocks, vars, title, blockId } = await scopingProbe(c, 'listBlocks');
     const [own, other] = await Promise.all([c.mcp.recipe(listBlocks, { ...vars }), c.mcp.recipe(listBlocks, { ...vars }, { key: otherKey })]);
     c.verify(accepted(own) && own.text.includes(blockId), 'the first key lists its own block (control)', blockId, own.status);
     c.verify(accepted(other), 'the other key can list its own workspace', 'a blocks.list result', other.status);
@@ -326,14 +335,7 @@ describe.concurrent('auth', () => {
   // "A key is workspace-scoped: one key carries the context of one workspace. A key is equivalent to workspace
   // admin for the MCP write surface."
   check('auth-workspace-scoped-write', 'another workspace\'s key can neither publish nor build a block', async (c) => {
-    keyOf(c);
-    const { otherKey } = c.target;
-    if (!otherKey) c.notTestable('no key of a second workspace for this target');
-    const createBlock = c.target.profile.calls.createBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no createBlock call`);
-    const publishBlock = c.target.profile.calls.publishBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no publishBlock call`);
-    const vars: Record<string, unknown> = { title: `scoping probe ${randomBytes(6).toString('hex')}` };
-    const created = await c.mcp.recipe(createBlock, vars);
-    c.verify(accepted(created) && typeof vars.blockId === 'string', 'the block is created with the first key', 'a block id', finalMessage(created) ?? created.status);
+    const { otherKey, recipe: publishBlock, vars } = await scopingProbe(c, 'publishBlock');
     const build = c.target.profile.streaming['blocks.build'];
     const [publish, built] = await Promise.all([
       c.mcp.recipe(publishBlock, { ...vars }, { key: otherKey }),
