@@ -2,6 +2,7 @@ import { inject, test, type TestContext } from 'vitest';
 import { requirement } from './catalog/index.js';
 import type { TargetInfo } from './target-info.js';
 import { McpSession } from './mcp-session.js';
+import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { CheckFailure, NotTestable, type CheckRecord } from './verdict.js';
 import { WireClient } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -31,6 +32,11 @@ export interface CheckContext {
   observe(note: string): void;
   /** Adds a secret obtained during the check (a freshly bootstrapped key): it is redacted like the target's keys. */
   addSecret(secret: string): void;
+  /**
+   * Runs a fast-check property with the run's seed and budget (one per check: its id names it for replay).
+   * The predicate uses `verify` or returns false; a failure is shrunk and reported with seed and path.
+   */
+  property<T>(spec: PropertySpec<T>): Promise<void>;
 }
 
 export interface CheckOptions {
@@ -62,7 +68,7 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
     };
     ctx.task.meta.conformance = record;
     const extraSecrets: string[] = [];
-    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, ...extraSecrets].filter((k): k is string => !!k);
+    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, ...extraSecrets].filter((k): k is string => !!k);
     const http = new WireClient(wire, secrets, target.timeoutMs);
     const c: CheckContext = {
       target,
@@ -80,6 +86,11 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
       addSecret(secret) {
         extraSecrets.push(secret);
       },
+      async property(spec) {
+        if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
+        record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
+        record.property = await runProperty(spec, target.seed, target.property, wire);
+      },
     };
     const started = performance.now();
     try {
@@ -95,6 +106,8 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
         record.reason = err.reason;
         return;
       }
+      const found = (err as { property?: PropertyRecord }).property;
+      if (found) record.property = found;
       record.message = err instanceof Error ? err.message : String(err);
       // vitest's expect() errors carry expected/actual too.
       const e = err as { expected?: unknown; actual?: unknown };

@@ -5,6 +5,7 @@ import { startVitest } from 'vitest/node';
 import { CATALOG } from './catalog/index.js';
 import type { Revision } from './catalog/types.js';
 import { loadProfile } from './profile.js';
+import { QUICK_BUDGET, type PropertyBudget } from './property.js';
 import { aggregate, decide, type Results } from './results.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
@@ -31,6 +32,8 @@ export interface RunOptions {
   baseline: string[];
   reportDir: string;
   seed: number;
+  /** Property checks' budget (default: the quick, time-boxed CI mode) and a counterexample to replay. */
+  property?: PropertyBudget;
   timeoutMs: number;
   /** Stdio target: the command speaking MCP over stdio (default: the repo's own proxy). */
   stdioCommand?: string;
@@ -82,7 +85,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   const started = performance.now();
   const target = await prepare(options, {
     headers: options.headers, apiKey: options.apiKey, revokedKey: options.revokedKey, profile,
-    protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed,
+    protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   });
   target.info.revisions = await detectRevisions(target.info);
   const records: CheckRecord[] = [];
@@ -114,7 +117,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   }
   // A suite that cannot load (an unknown requirement id, a syntax error) is a harness bug, never a verdict.
   if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
-  for (const r of records) r.replay = replayCommand(options, r.requirementIds[0]!);
+  for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const { exitCode, verdict } = decide(requirements, options.strict);
   const results: Results = {
@@ -139,12 +142,17 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   return results;
 }
 
-/** Only the suites of the selected requirements' groups are loaded: a narrow --only stays fast. */
+/**
+ * Only the suites of the selected requirements' groups are loaded, so a narrow --only stays fast. Property
+ * suites tag ids of several groups: they always load, and their unselected checks skip.
+ */
 function suiteFiles(only: string[], selected: (r: (typeof CATALOG)[number]) => boolean): string[] {
   if (only.length === 0) return ['suites/**/*.suite.ts'];
-  return [...new Set(CATALOG.filter(selected).map((r) => r.group))].map((g) => `suites/${g}.suite.ts`);
+  return [...[...new Set(CATALOG.filter(selected).map((r) => r.group))].map((g) => `suites/${g}.suite.ts`), 'suites/properties/*.suite.ts'];
 }
 
-function replayCommand(options: RunOptions, id: string): string {
-  return `${options.replayBase ?? 'npm run conformance --'} --only ${id} --seed ${options.seed}`;
+/** The command that runs a check alone; a failed property's adds the path that replays its counterexample. */
+function replayCommand(options: RunOptions, r: CheckRecord): string {
+  const replay = r.property?.path ? ` --replay ${r.property.id}:${r.property.path}` : '';
+  return `${options.replayBase ?? 'npm run conformance --'} --only ${r.requirementIds[0]!} --seed ${options.seed}${replay}`;
 }

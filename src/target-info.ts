@@ -1,5 +1,6 @@
 import type { Revision } from './catalog/types.js';
 import type { Profile } from './profile.js';
+import type { PropertyBudget } from './property.js';
 
 /**
  * What the suites know of the target, handed to every suite worker (serialisable). Keys are here because
@@ -35,4 +36,11 @@ export interface TargetInfo {
   /** Per-request deadline. */
   timeoutMs: number;
   seed: number;
+  /** How hard property checks search (quick CI mode or deep), and a counterexample to replay. */
+  property: PropertyBudget;
+  /**
+   * A control channel outside the service (embedded target only): mints and revokes keys of a workspace,
+   * as the service's admin settings would. Its token is a secret like a key.
+   */
+  admin?: { url: string; token: string };
 }

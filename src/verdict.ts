@@ -1,3 +1,4 @@
+import type { PropertyRecord } from './property.js';
 import type { Exchange } from './wire/exchange.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'not-testable';
@@ -21,6 +22,8 @@ export interface CheckRecord {
   durationMs: number;
   /** Command line that runs this check alone against the same target. */
   replay?: string;
+  /** Property checks: the search (seed, runs, time) and, on failure, the shrunk counterexample and its path. */
+  property?: PropertyRecord;
 }
 
 /** Thrown inside a check to end it as not testable, with the reason. */

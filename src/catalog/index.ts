@@ -10,10 +10,11 @@ import { discoveryRequirements } from './discovery.js';
 import { versioningRequirements } from './versioning.js';
 import { interopRequirements } from './interop.js';
 import { stdioRequirements } from './stdio.js';
+import { modelRequirements } from './model.js';
 
 /** The one catalog: every rule the harness checks, one file per requirement group. */
 export const CATALOG: Requirement[] = [
-  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, interopRequirements, stdioRequirements,
+  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, interopRequirements, stdioRequirements, modelRequirements,
 ].flat();
 
 export const byId = new Map(CATALOG.map((r) => [r.id, r]));

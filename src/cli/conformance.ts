@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
+import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { runConformance, type RunOptions } from '../run.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
@@ -37,6 +38,12 @@ Selection and verdict
 Run
   --report-dir <dir>      where reports go (default reports/latest)
   --seed <n>              seed for generated inputs and ordering (default: random, printed)
+
+Properties (fast-check searches of the input space, shrunk to a minimal counterexample)
+  --runs <n>              runs per property (default 1000, time-boxed); deep mode, e.g. --runs 10000
+  --property-time <ms>    time box of each property's search (default 1500 quick; 0 = none, the default
+                          when --runs is given)
+  --replay <id>:<path>    replay one counterexample exactly (with its --seed), as printed on failure
   --timeout <ms>          per-request deadline (default 10000)
   -h, --help              this help
 
@@ -52,6 +59,7 @@ const { values } = parseCommandLine(USAGE, {
   profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
   strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
   timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
+  runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
 });
 
 const target = (values.target ?? (values['base-url'] || values['mcp-url'] ? 'url' : 'embedded')) as RunOptions['target'];
@@ -74,6 +82,17 @@ const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : N
 if (!Number.isSafeInteger(seed) || seed < 0) fail(`--seed must be a non-negative integer (got "${values.seed}")`);
 const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
 if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) fail(`--timeout must be milliseconds from 100 to 600000 (got "${values.timeout}")`);
+const runs = values.runs === undefined ? QUICK_BUDGET.runs : Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1 || runs > 1_000_000) fail(`--runs must be an integer from 1 to 1000000 (got "${values.runs}")`);
+const propertyTime = values['property-time'] === undefined ? (values.runs === undefined ? QUICK_BUDGET.timeLimitMs : 0) : Number(values['property-time']);
+if (!Number.isInteger(propertyTime) || propertyTime < 0 || propertyTime > 3_600_000) fail(`--property-time must be milliseconds from 0 to 3600000 (got "${values['property-time']}")`);
+let replay: PropertyBudget['replay'];
+if (values.replay !== undefined) {
+  const m = /^([a-z0-9][a-z0-9.-]*):(\d+(?::\d+)*)$/.exec(values.replay);
+  if (!m) fail(`--replay must look like <property id>:<path>, e.g. auth-key-mutations:12:0:3 (got "${values.replay}")`);
+  if (values.seed === undefined) fail('--replay needs the --seed of the run that found the counterexample');
+  replay = { id: m[1]!, path: m[2]! };
+}
 let baseline: string[] = [];
 if (values.baseline) {
   try {
@@ -96,13 +115,13 @@ if (values['stdio-command'] !== undefined) {
 if (target === 'stdio' && values['mcp-url']) fail('--target stdio takes --base-url for its HTTP side, not --mcp-url');
 if (target === 'container' && (values['base-url'] || values['mcp-url'])) fail('--target container runs its own server: it takes no --base-url or --mcp-url');
 
-const replay = ['npm run conformance --', `--target ${target}`];
-if (values['base-url']) replay.push(`--base-url ${values['base-url']}`);
-if (values['mcp-url']) replay.push(`--mcp-url ${values['mcp-url']}`);
-if (values.profile) replay.push(`--profile ${values.profile}`);
-if (protocol !== 'auto') replay.push(`--protocol ${protocol}`);
-if (values.mutant) replay.push(`--mutant ${values.mutant}`);
-if (values['stdio-command']) replay.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
+const replayBase = ['npm run conformance --', `--target ${target}`];
+if (values['base-url']) replayBase.push(`--base-url ${values['base-url']}`);
+if (values['mcp-url']) replayBase.push(`--mcp-url ${values['mcp-url']}`);
+if (values.profile) replayBase.push(`--profile ${values.profile}`);
+if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
+if (values.mutant) replayBase.push(`--mutant ${values.mutant}`);
+if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
 
 const options: RunOptions = {
   target,
@@ -122,11 +141,12 @@ const options: RunOptions = {
   timeoutMs,
   mutant: values.mutant,
   stdioCommand: values['stdio-command'],
-  replayBase: replay.join(' '),
+  replayBase: replayBase.join(' '),
+  property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
   writers: REPORT_WRITERS,
 };
 
-console.error(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}`);
+console.error(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`);
 try {
   const results = await runConformance(options);
   const t = results.totals;

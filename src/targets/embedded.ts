@@ -2,11 +2,12 @@ import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { hashKey } from '../../fixtures/reference-server/keys.js';
 import { mutant as findMutant } from '../../fixtures/mutants/index.js';
 import { startMailSink } from '../mail-sink.js';
+import { startAdminChannel } from './admin-channel.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { PreparedTarget } from './target.js';
 
-export type TargetBase = Omit<TargetInfo, 'kind' | 'baseUrl' | 'mcpUrl' | 'canBootstrap' | 'revisions'>;
+export type TargetBase = Omit<TargetInfo, 'kind' | 'baseUrl' | 'mcpUrl' | 'canBootstrap' | 'revisions' | 'admin'>;
 
 /**
  * The reference server in-process on a free loopback port with a fresh in-memory store, mailing to the
@@ -27,6 +28,7 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
   const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, base.timeoutMs)));
   const record = server.store.keyByHash(hashKey(revoked!.apiKey));
   if (record) server.store.revokeKey(record.id);
+  const admin = await startAdminChannel(server.store, server.config);
   const info: TargetInfo = {
     ...base,
     kind: 'embedded',
@@ -38,11 +40,13 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     keyPrefix: keyPrefixOf(a!.apiKey),
     canBootstrap: true,
     mailboxUrl: sink.messagesUrl,
+    admin: { url: admin.url, token: admin.token },
     revisions: [],
   };
   return {
     info,
     async close() {
+      await admin.close();
       await server.close();
       await sink.close();
     },

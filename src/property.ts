@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import type { Exchange } from './wire/exchange.js';
+
+/** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
+export interface PropertyBudget {
+  /** Runs per property (upper bound in quick mode, where the time box usually ends a property first). */
+  runs: number;
+  /** Time box per property's search in ms; 0 = none (deep mode). */
+  timeLimitMs: number;
+  /** Time box for shrinking a counterexample once one is found. */
+  shrinkTimeMs: number;
+  /** Replays one counterexample exactly: the property's id and fast-check's path (with the run's seed). */
+  replay?: { id: string; path: string };
+}
+
+export const QUICK_BUDGET: PropertyBudget = { runs: 1000, timeLimitMs: 1500, shrinkTimeMs: 10_000 };
+
+/** A property: an id (replay refers to it), what it generates, and a predicate that throws or returns false. */
+export interface PropertySpec<T> {
+  id: string;
+  arbitrary: fc.Arbitrary<T>;
+  predicate: (value: T) => Promise<boolean | void>;
+  /** A cap below the budget for expensive properties (a streaming call per run). */
+  maxRuns?: number;
+  /** Renders a value for reports without secrets (default fc.stringify). */
+  show?: (value: T) => string;
+}
+
+/** What a property run leaves in the check's record: enough to judge the search and to replay a failure. */
+export interface PropertyRecord {
+  id: string;
+  seed: number;
+  /** Runs asked for, and runs done (fewer when the time box ended the search). */
+  runsRequested: number;
+  runs: number;
+  interrupted: boolean;
+  timeMs: number;
+  /** On failure: the shrunk counterexample, fast-check's path to it, and how many shrinks it took. */
+  counterexample?: string;
+  path?: string;
+  shrinks?: number;
+  /** A replayed run (--replay): the path it replayed. */
+  replayed?: string;
+}
+
+export class PropertyFailure extends Error {
+  constructor(message: string, readonly expected: unknown, readonly actual: unknown) {
+    super(message);
+    this.name = 'PropertyFailure';
+  }
+}
+
+/**
+ * Runs one property with the run's seed. The wire log keeps only the last run's exchanges (thousands of
+ * runs would bury the evidence); on failure the shrunk counterexample is run once more so the wire log
+ * shows exactly it, and the error names the seed and path that replay it.
+ */
+export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[]): Promise<PropertyRecord> {
+  const started = performance.now();
+  const runsRequested = Math.min(budget.runs, spec.maxRuns ?? Infinity);
+  const show = spec.show ?? ((v: T) => fc.stringify(v));
+  let lastError: unknown;
+  const property = fc.asyncProperty(spec.arbitrary, async (value) => {
+    wire.length = 0;
+    try {
+      return await spec.predicate(value);
+    } catch (err) {
+      lastError = err;
+      throw err;
+    }
+  });
+  const replayPath = budget.replay?.id === spec.id ? budget.replay.path : undefined;
+  const plugins = (ms: number) => (ms > 0 ? [fc.interruptAfterTimeLimit(ms)] : []);
+  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, plugins: plugins(budget.timeLimitMs) });
+  const record: PropertyRecord = {
+    id: spec.id, seed, runsRequested, runs: details.numRuns, interrupted: details.interrupted, timeMs: 0,
+    ...(replayPath !== undefined && { replayed: replayPath }),
+  };
+  if (details.failed && details.counterexamplePath !== null) {
+    // The search's time box may have cut shrinking short: shrink on from the path found, in a box of its own.
+    const found = details;
+    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, plugins: plugins(budget.shrinkTimeMs) });
+    if (more.failed && more.counterexamplePath !== null) details = more;
+    const counterexample = (details.counterexample as unknown as [T])[0];
+    wire.length = 0;
+    let failure: unknown;
+    try {
+      const ok = await spec.predicate(counterexample);
+      failure = ok === false ? new Error('the property returned false') : undefined;
+    } catch (err) {
+      failure = err;
+    }
+    failure ??= lastError; // the replay can pass on a flaky target: keep the search's error
+    Object.assign(record, {
+      counterexample: show(counterexample), path: details.counterexamplePath!,
+      shrinks: found.numShrinks + (details === found ? 0 : details.numShrinks),
+    });
+    record.timeMs = Math.round(performance.now() - started);
+    const e = failure as { message?: string; expected?: unknown; actual?: unknown } | undefined;
+    throw Object.assign(
+      new PropertyFailure(
+        `property ${spec.id} failed after ${found.numRuns} run(s), shrunk to ${record.counterexample} (seed ${seed}, path ${record.path}): ${e?.message ?? String(failure)}`,
+        e?.expected, e?.actual,
+      ),
+      { property: record },
+    );
+  }
+  record.timeMs = Math.round(performance.now() - started);
+  if (details.failed) {
+    const why = details.interrupted ? `the time box (${budget.timeLimitMs} ms) ended before a single run` : `${details.numSkips} generated values were skipped`;
+    throw Object.assign(new PropertyFailure(`property ${spec.id} could not run: ${why}`, 'at least one run', `${details.numRuns} runs`), { property: record });
+  }
+  return record;
+}
