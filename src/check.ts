@@ -6,6 +6,7 @@ import { runProperty, type PropertyRecord, type PropertySpec } from './property.
 import { CheckFailure, NotTestable, type CheckRecord } from './verdict.js';
 import { WireClient } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
+import { redact } from './wire/redact.js';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -118,6 +119,8 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
       throw err;
     } finally {
       record.durationMs = Math.round(performance.now() - started);
+      // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
+      if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
     }
   });
 }

@@ -20,7 +20,7 @@ export interface PropertySpec<T> {
   id: string;
   arbitrary: fc.Arbitrary<T>;
   predicate: (value: T) => Promise<boolean | void>;
-  /** A cap below the budget for expensive properties (a streaming call per run). */
+  /** A cap on runs in quick (time-boxed) mode, for expensive properties; deep mode runs the full budget. */
   maxRuns?: number;
   /** Renders a value for reports without secrets (default fc.stringify). */
   show?: (value: T) => string;
@@ -57,7 +57,7 @@ export class PropertyFailure extends Error {
  */
 export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[]): Promise<PropertyRecord> {
   const started = performance.now();
-  const runsRequested = Math.min(budget.runs, spec.maxRuns ?? Infinity);
+  const runsRequested = budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
   const property = fc.asyncProperty(spec.arbitrary, async (value) => {

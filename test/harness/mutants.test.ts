@@ -22,5 +22,14 @@ describe.concurrent('every mutant is caught', () => {
     expect(caught.map((r) => r.id), `${m.name} (${m.description}) was not caught`).not.toEqual([]);
     const level = (id: string) => CATALOG.find((r) => r.id === id)!.level;
     if (caught.some((r) => level(r.id) === 'MUST')) expect(run.code).toBe(1);
+    if (m.caughtBy === 'property') {
+      // Only a property (or the model) may catch it: the scenarios of the same ids pass on it.
+      const checks = run.results!.requirements.filter((r) => m.violates.includes(r.id)).flatMap((r) => r.checks);
+      expect(checks.filter((c) => c.status === 'fail').map((c) => c.name).filter((n, i, all) => all.indexOf(n) === i), 'failing checks').toEqual(
+        checks.filter((c) => c.status === 'fail' && c.property).map((c) => c.name).filter((n, i, all) => all.indexOf(n) === i));
+      const failed = checks.find((c) => c.status === 'fail' && c.property)!;
+      expect(failed.property!.path, 'a failed property records the path that replays it').toMatch(/^\d+(:\d+)*$/);
+      expect(failed.replay).toContain(`--replay ${failed.property!.id}:${failed.property!.path}`);
+    }
   }, 120_000);
 });
