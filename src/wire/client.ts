@@ -1,7 +1,7 @@
-import { createParser } from 'eventsource-parser';
 import { request as undiciRequest } from 'undici';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
+import { createSseReader } from './sse-reader.js';
 
 export interface WireRequest {
   method?: string;
@@ -69,26 +69,22 @@ export class WireClient {
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-      const decoder = new TextDecoder();
       let text = '';
       let closed = true;
       const events: SseEvent[] = [];
-      const parser = mediaType === 'text/event-stream'
-        ? createParser({ onEvent: (e) => events.push({ at: performance.now() - started, data: e.data, ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }) })
-        : undefined;
+      const isSse = mediaType === 'text/event-stream';
+      const reader = isSse ? createSseReader((e) => events.push({ at: performance.now() - started, ...e })) : undefined;
+      const decoder = new TextDecoder();
       try {
-        for await (const chunk of res.body) {
-          const piece = decoder.decode(chunk as Uint8Array, { stream: true });
-          text += piece;
-          parser?.feed(piece);
-        }
+        for await (const chunk of res.body) text += reader ? reader.feed(chunk as Uint8Array) : decoder.decode(chunk as Uint8Array, { stream: true });
+        text += reader ? reader.end() : decoder.decode();
       } catch (err) {
         if (!abort.signal.aborted) throw err;
         closed = false;
       }
       const endAt = performance.now() - started;
       const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, headersAt, endAt };
-      if (parser) {
+      if (isSse) {
         response.events = events;
         response.messages = events.map((e) => tryJson(e.data));
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
@@ -96,7 +92,7 @@ export class WireClient {
       }
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
-        ...(parser ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
+        ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
       return response;
     } catch (err) {

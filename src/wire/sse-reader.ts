@@ -1,0 +1,31 @@
+import { createParser } from 'eventsource-parser';
+
+export interface ParsedSseEvent { data: string; event?: string; id?: string }
+
+/**
+ * Reads an event stream from byte chunks as they arrive: UTF-8 decoded across chunk boundaries (a
+ * character may be split between chunks), then parsed by eventsource-parser (WHATWG HTML §9.2.6: LF, CR
+ * and CRLF line ends, comments, multi-line data). `feed` returns the decoded text of the chunk.
+ */
+export function createSseReader(onEvent: (event: ParsedSseEvent) => void): { feed(chunk: Uint8Array): string; end(): string } {
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (e) => onEvent({ data: e.data, ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }) });
+  let last = '';
+  return {
+    feed(chunk) {
+      const text = decoder.decode(chunk, { stream: true });
+      parser.feed(text);
+      if (text) last = text.at(-1)!;
+      return text;
+    },
+    end() {
+      const text = decoder.decode();
+      parser.feed(text);
+      if (text) last = text.at(-1)!;
+      // The stream is over, so a trailing CR was a whole line end; the parser still waits to see whether an
+      // LF follows, and would drop the last event (found by the chunking property). An LF completes it as CRLF.
+      if (last === '\r') parser.feed('\n');
+      return text;
+    },
+  };
+}
