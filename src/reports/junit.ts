@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequirementResult, Results } from '../results.js';
+import { describeProperty } from './property-text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange } from '../wire/exchange.js';
 
@@ -141,6 +142,7 @@ function failureBody(r: RequirementResult, c: CheckRecord): string {
     `  "${r.text}"`,
     `check: ${c.name} (${c.suite})`,
     ...(c.message ? [`message: ${c.message}`] : []),
+    ...(c.property ? [describeProperty(c.property)] : []),
     `expected: ${formatValue(c.expected)}`,
     `actual:   ${formatValue(c.actual)}`,
     ...(c.observations.length ? ['observations:', ...c.observations.map((o) => `  - ${o}`)] : []),
@@ -152,7 +154,8 @@ function failureBody(r: RequirementResult, c: CheckRecord): string {
 
 function caseFor(results: Results, r: RequirementResult, c: CheckRecord): TestCase {
   const tc: TestCase = { classname: `${r.group}.${r.id}`, name: c.name, timeMs: c.durationMs };
-  const observed = c.observations.length ? c.observations.map((o) => `observation: ${o}`).join('\n') : undefined;
+  const notes = [...(c.property ? [describeProperty(c.property)] : []), ...c.observations.map((o) => `observation: ${o}`)];
+  const observed = notes.length ? notes.join('\n') : undefined;
   if (c.status === 'not-testable') {
     tc.skipped = `not testable: ${c.reason ?? 'no reason given'}`;
   } else if (c.status === 'fail' && r.baseline === 'expected-failure') {

@@ -4,6 +4,7 @@ import type { RequirementResult, Results } from '../results.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
 
 /*
@@ -104,6 +105,7 @@ function checkHtml(c: CheckRecord): string {
   return `<div class="check">
 <h4>${h(c.name)} <span class="muted">${h(c.suite)}, ${h(String(c.durationMs))} ms</span></h4>
 ${c.message ? `<p class="message">${h(c.message)}</p>` : ''}
+${c.property ? `<p class="property">${h(describeProperty(c.property))}</p>` : ''}
 <div class="ea"><div><h5>expected</h5><pre>${h(truncate(formatValue(c.expected), MAX_BODY))}</pre></div><div><h5>actual</h5><pre>${h(truncate(formatValue(c.actual), MAX_BODY))}</pre></div></div>
 ${c.replay ? `<p class="replay">replay: <code>${h(c.replay)}</code></p>` : ''}
 ${obs}

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequirementResult, Results } from '../results.js';
 import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+import { describeProperty, runsText } from './property-text.js';
 
 /*
  * summary.md: GitHub-flavoured Markdown to paste on a pull request or append to $GITHUB_STEP_SUMMARY.
@@ -77,6 +78,7 @@ function failureSection(r: RequirementResult): string {
   const failed = failedChecks(r);
   for (const c of failed.slice(0, MAX_CHECKS)) {
     out.push('', `**${mdText(c.name)}**${c.message ? `: ${mdText(truncate(c.message, 600))}` : ''}`, '', expectedActual(c.expected, c.actual));
+    if (c.property) out.push(`- ${mdText(truncate(describeProperty(c.property), 800))}`);
     for (const o of c.observations.slice(0, 5)) out.push(`- observed: ${mdText(truncate(o, 300))}`);
     if (c.replay) out.push('', 'Replay:', '', mdBlock(c.replay, 'sh'));
   }
@@ -99,6 +101,20 @@ function matrixRow(r: RequirementResult): string {
   const n = (s: string) => r.checks.filter((c) => c.status === s).length;
   const checks = r.checks.length === 0 ? 'none' : `${n('pass')} pass, ${n('fail')} fail, ${n('not-testable')} n/t`;
   return `| ${cell(mdCode(r.id))} | ${cell(mdText(r.group))} | ${r.level} | ${statusLabel(r)} | ${cell(mdText(r.source))} | ${checks} |`;
+}
+
+/** One row per property check: what it verifies, how far it searched, what it found. */
+function propertyRows(reqs: RequirementResult[]): string[] {
+  const seen = new Set<string>();
+  const rows: string[] = [];
+  for (const c of reqs.flatMap((r) => r.checks)) {
+    if (!c.property || seen.has(c.property.id)) continue;
+    seen.add(c.property.id);
+    const p = c.property;
+    const runs = p.counterexample !== undefined ? `failed at ${p.runs}` : runsText(p);
+    rows.push(`| ${cell(mdCode(p.id))} | ${cell(c.requirementIds.map(mdCode).join(', '))} | ${runs} | ${(p.timeMs / 1000).toFixed(1)} s | ${c.status === 'fail' ? 'fail' : c.status === 'pass' ? 'pass' : 'not testable'} |`);
+  }
+  return rows;
 }
 
 /** Room kept for the closing `</details>` and the truncation note. */
@@ -186,6 +202,12 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   }
   if (untested.length) {
     b.add(`\n### Untested (${untested.length})\n\nNo check verifies ${untested.length === 1 ? 'this requirement' : 'these requirements'}: ${untested.slice(0, 100).map((r) => mdCode(r.id)).join(', ')}${untested.length > 100 ? `, and ${untested.length - 100} more` : ''}.`);
+  }
+
+  const properties = propertyRows(reqs);
+  if (properties.length) {
+    b.add(`\n### Properties (${properties.length})\n\nfast-check searches with seed ${mdCode(String(results.seed))}; a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
+    for (const row of properties) b.add(row);
   }
 
   const matrixOpened = b.add([

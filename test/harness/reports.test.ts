@@ -1,8 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { RequirementResult, Results } from '../../src/results.js';
 import { REPORT_FILES, REPORT_WRITERS } from '../../src/reports/index.js';
@@ -12,6 +10,7 @@ import { mdCode, mdText, renderSummary, SUMMARY_LIMIT } from '../../src/reports/
 import type { CheckRecord } from '../../src/verdict.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { runCli } from './run-cli.js';
+import { expectValid, validate } from '../helpers/results-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Hand-built results
@@ -327,31 +326,6 @@ describe('the example GitHub Actions workflow', () => {
 
 // ---------------------------------------------------------------------------------------------------
 // Real runs of the CLI
-
-const schema = JSON.parse(readFileSync('reports/results.schema.json', 'utf8')) as Record<string, unknown>;
-
-/** The published schema lets later versions add fields; this copy forbids any field it does not document. */
-function closed(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(closed);
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = closed(v);
-  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
-function validator(s: unknown) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats.default(ajv);
-  return ajv.compile(s as object);
-}
-const validate = validator(schema);
-const validateClosed = validator(closed(schema));
-
-function expectValid(results: unknown): void {
-  expect(validate(results), JSON.stringify(validate.errors, null, 1)).toBe(true);
-  expect(validateClosed(results), `a field results.json holds is missing from reports/results.schema.json: ${JSON.stringify(validateClosed.errors, null, 1)}`).toBe(true);
-}
 
 function reportTexts(dir: string): Record<string, string> {
   return Object.fromEntries(REPORT_FILES.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
