@@ -150,4 +150,12 @@ export const jsonrpcRequirements: Requirement[] = [
     revisions: ['2025-03-26'],
     generic: true,
   },
+  {
+    id: 'jsonrpc-no-5xx',
+    group: 'jsonrpc',
+    level: 'MUST',
+    source: 'RFC 9110 §15.6; MCP 2025-11-25 server/tools §Security Considerations (TOOL-12: never a 5xx for bad input); JSON-RPC 2.0 §5.1',
+    text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (A malformed or unexpected JSON-RPC message on the MCP endpoint is a client error: a 4xx or a JSON-RPC error, never a 5xx.)',
+    generic: true,
+  },
 ];
