@@ -81,4 +81,12 @@ export const callsRequirements: Requirement[] = [
     source: 'service.md §Authentication 8; §Limits',
     text: '"block authoring stays within the caps of the plan." A create refused at the cap writes nothing: the blocks listed are exactly the creates that succeeded.',
   },
+  {
+    id: 'calls-valid-arguments-accepted',
+    group: 'calls',
+    level: 'MUST',
+    source: 'MCP 2025-11-25 server/tools §Tool (inputSchema), §Error Handling (TOOL-07); service.md §Endpoints 1 rule 1 (tools/list is the source of truth)',
+    text: '`inputSchema`: A JSON Schema object defining the expected parameters for the tool. Protocol errors are for "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the published inputSchema accepts are served (a result; `isError: true` for a business failure), never refused with a JSON-RPC error.',
+    generic: true,
+  },
 ];
