@@ -89,4 +89,11 @@ export const callsRequirements: Requirement[] = [
     text: '`inputSchema`: A JSON Schema object defining the expected parameters for the tool. Protocol errors are for "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the published inputSchema accepts are served (a result; `isError: true` for a business failure), never refused with a JSON-RPC error.',
     generic: true,
   },
+  {
+    id: 'calls-schedule-preview-consistent',
+    group: 'calls',
+    level: 'MUST',
+    source: 'schedule.preview\'s own description in tools/list (tools/list is the source of truth, service.md §Endpoints 1 rule 1); service.md §Resources and their fields (Schedule)',
+    text: '"Returns the next run times of a 5-field cron expression (minute hour day-of-month month day-of-week), strictly after `from` (default: now), in the given IANA time zone (default UTC)." Schedule: "Operated through `schedule.preview`." (Day of month and day of week restricted both: either matches, as in Vixie cron.)',
+  },
 ];
