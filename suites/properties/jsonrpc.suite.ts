@@ -187,7 +187,7 @@ function responsesOf(res: WireResponse): any[] {
  * The JSON text of a top-level member of a JSON object (undefined when absent): lets an integer id beyond
  * 2^53 be compared digit for digit, which JSON.parse cannot.
  */
-export function rawMember(source: string, key: string): string | undefined {
+function rawMember(source: string, key: string): string | undefined {
   let i = 0;
   const ws = () => {
     while (i < source.length && /\s/.test(source[i]!)) i++;

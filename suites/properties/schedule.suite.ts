@@ -54,7 +54,7 @@ function field(text: string, min: number, max: number, wrap7 = false): Set<numbe
   return out;
 }
 
-export function parseCron(text: string): Cron {
+function parseCron(text: string): Cron {
   const f = text.trim().split(/\s+/);
   if (f.length !== 5) throw new Error(`"${text}" has ${f.length} fields, not 5`);
   return {

@@ -3,7 +3,6 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../../src/check.js';
 import type { Revision } from '../../src/catalog/types.js';
 import { finalMessage } from '../../src/mcp-session.js';
-import { fill } from '../../src/profile.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from '../../src/properties/schema-arbitrary.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';
@@ -89,24 +88,17 @@ async function setup(c: CheckContext, purpose: string): Promise<Setup> {
   }
   if (tools.length === 0) c.notTestable('tools/list lists no tool with a usable inputSchema');
   const vars: Record<string, unknown> = {};
-  for (const recipe of c.target.profile.setup) {
-    await c.mcp.call(recipe.tool, fill(recipe.arguments, vars) as Record<string, unknown>, { key }).then((res) => {
-      const sc = finalMessage(res)?.result?.structuredContent;
-      for (const [name, pointer] of Object.entries(recipe.capture ?? {})) {
-        let v: any = sc;
-        for (const part of pointer.replace(/^\//, '').split('/')) v = v?.[part];
-        if (v !== undefined) vars[name] = v;
-      }
-    });
-  }
-  const hints = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, [v]]));
+  for (const recipe of c.target.profile.setup) await c.mcp.recipe(recipe, vars, { key });
+  const hints = Object.fromEntries(Object.entries(vars).filter(([, v]) => v !== undefined).map(([k, v]) => [k, [v]]));
   if (Object.keys(hints).length > 0) c.observe(`values from the profile's setup mixed into arguments of the same name: ${Object.keys(hints).join(', ')}`);
   return { key, tools, hints };
 }
 
 /** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
+let nextId = 1;
+
 async function callTool(c: CheckContext, s: Setup, call: Call, streaming: boolean): Promise<{ res: WireResponse; id: number }> {
-  const id = Math.floor(Math.random() * 1e9);
+  const id = nextId++;
   const timeoutMs = Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS);
   const params: Record<string, unknown> = { name: call.tool, arguments: call.args };
   let headers: Record<string, string> = {};
