@@ -157,7 +157,7 @@ function classify(e: Envelope): Classified {
   if (e.jsonrpc?.value !== '2.0') defects.push(`"jsonrpc" is ${e.jsonrpc ? JSON.stringify(e.jsonrpc.value) : 'absent'}`);
   if (typeof e.method.value !== 'string') defects.push('"method" is not a string');
   if (e.params !== undefined && !isObject(e.params.value) && !Array.isArray(e.params.value)) defects.push('"params" is not structured');
-  if (e.id !== undefined && !validId(e.id.value) && !(e.id.raw !== undefined)) defects.push(`"id" is ${JSON.stringify(e.id.value)}`);
+  if (e.id !== undefined && !validId(e.id.value) && e.id.raw === undefined) defects.push(`"id" is ${JSON.stringify(e.id.value)}`);
   if (defects.length > 0) return { kind: 'invalid', id: e.id?.value, defects };
   if (e.id === undefined) return { kind: 'notification', defects: [] };
   if (e.id.raw !== undefined) return { kind: 'big-id-request', id: e.id.raw, defects: [] };

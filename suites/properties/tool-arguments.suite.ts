@@ -94,9 +94,9 @@ async function setup(c: CheckContext, purpose: string): Promise<Setup> {
   return { key, tools, hints };
 }
 
-/** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
 let nextId = 1;
 
+/** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
 async function callTool(c: CheckContext, s: Setup, call: Call, streaming: boolean): Promise<{ res: WireResponse; id: number }> {
   const id = nextId++;
   const timeoutMs = Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS);
