@@ -90,7 +90,7 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
       async property(spec) {
         if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
         record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
-        record.property = await runProperty(spec, target.seed, target.property, wire);
+        record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs);
       },
     };
     const started = performance.now();

@@ -55,23 +55,31 @@ export class PropertyFailure extends Error {
  * runs would bury the evidence); on failure the shrunk counterexample is run once more so the wire log
  * shows exactly it, and the error names the seed and path that replay it.
  */
-export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[]): Promise<PropertyRecord> {
+export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[], runTimeoutMs = 10_000): Promise<PropertyRecord> {
   const started = performance.now();
+  /** The run in flight: the time box abandons it, and a run that never ends is a hang, not a pass. */
+  let inFlight: { value: T; done: Promise<unknown>; settled: boolean } | undefined;
   const runsRequested = budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
   const property = fc.asyncProperty(spec.arbitrary, async (value) => {
     wire.length = 0;
+    const run = spec.predicate(value);
+    const current = { value, done: run, settled: false };
+    inFlight = current;
     try {
-      return await spec.predicate(value);
+      return await run;
     } catch (err) {
       lastError = err;
       throw err;
+    } finally {
+      current.settled = true;
     }
   });
   const replayPath = budget.replay?.id === spec.id ? budget.replay.path : undefined;
   const plugins = (ms: number) => (ms > 0 ? [fc.interruptAfterTimeLimit(ms)] : []);
-  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, plugins: plugins(budget.timeLimitMs) });
+  // `timeout`: a run that takes longer than a request's deadline fails (and shrinks) like any other.
+  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, timeout: runTimeoutMs, plugins: plugins(budget.timeLimitMs) });
   const record: PropertyRecord = {
     id: spec.id, seed, runsRequested, runs: details.numRuns, interrupted: details.interrupted, timeMs: 0,
     ...(replayPath !== undefined && { replayed: replayPath }),
@@ -79,13 +87,13 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   if (details.failed && details.counterexamplePath !== null) {
     // The search's time box may have cut shrinking short: shrink on from the path found, in a box of its own.
     const found = details;
-    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, plugins: plugins(budget.shrinkTimeMs) });
+    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, timeout: runTimeoutMs, plugins: plugins(budget.shrinkTimeMs) });
     if (more.failed && more.counterexamplePath !== null) details = more;
     const counterexample = (details.counterexample as unknown as [T])[0];
     wire.length = 0;
     let failure: unknown;
     try {
-      const ok = await spec.predicate(counterexample);
+      const ok = await withDeadline(spec.predicate(counterexample), runTimeoutMs);
       failure = ok === false ? new Error('the property returned false') : undefined;
     } catch (err) {
       failure = err;
@@ -105,10 +113,32 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
       { property: record },
     );
   }
+  const abandoned = inFlight;
+  if (details.interrupted && abandoned && !abandoned.settled) {
+    const outcome = await withDeadline(abandoned.done, runTimeoutMs).then((ok) => (ok === false ? new Error('the property returned false') : undefined), (err: unknown) => err);
+    if (outcome !== undefined) {
+      record.counterexample = show(abandoned.value);
+      record.timeMs = Math.round(performance.now() - started);
+      const e = outcome as { message?: string; expected?: unknown; actual?: unknown };
+      throw Object.assign(
+        new PropertyFailure(`property ${spec.id}: the run in flight when the time box ended failed, on ${record.counterexample} (seed ${seed}; not shrunk, no replay path): ${e.message ?? String(outcome)}`, e.expected, e.actual),
+        { property: record },
+      );
+    }
+  }
   record.timeMs = Math.round(performance.now() - started);
   if (details.failed) {
     const why = details.interrupted ? `the time box (${budget.timeLimitMs} ms) ended before a single run` : `${details.numSkips} generated values were skipped`;
     throw Object.assign(new PropertyFailure(`property ${spec.id} could not run: ${why}`, 'at least one run', `${details.numRuns} runs`), { property: record });
   }
   return record;
+}
+
+/** The promise, or a rejection once `ms` have passed (a hung run must not hang the check). */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the run did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }

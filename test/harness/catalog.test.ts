@@ -22,7 +22,7 @@ describe('requirement catalog', () => {
   it('each group lives in the catalog file of its name, and each file has a suite', () => {
     const files = readdirSync('src/catalog').filter((f) => !['index.ts', 'types.ts'].includes(f)).map((f) => f.replace(/\.ts$/, ''));
     for (const r of CATALOG) expect(files, r.id).toContain(r.group);
-    const suites = readdirSync('suites').map((f) => f.replace(/\.suite\.ts$/, ''));
+    const suites = [...readdirSync('suites'), ...readdirSync('suites/properties')].map((f) => f.replace(/\.suite\.ts$/, ''));
     for (const group of new Set(CATALOG.map((r) => r.group))) expect(suites, `suite for ${group}`).toContain(group);
   });
 });

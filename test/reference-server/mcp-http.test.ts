@@ -103,10 +103,17 @@ describe('JSON-RPC envelope', () => {
     ['id boolean', { jsonrpc: '2.0', id: true, method: 'ping' }, null],
     ['params a string', { jsonrpc: '2.0', id: 6, method: 'tools/list', params: 'x' }, 6],
     ['result and method together', { jsonrpc: '2.0', id: 8, method: 'ping', result: {} }, 8],
+    // Found by the envelope property: the SDK's strict schema dropped such a request unanswered.
+    ['a request with another member', { jsonrpc: '2.0', id: 10, method: 'tools/list', foo: null }, 10],
   ])('%s gets 400 and -32600 (Invalid Request)', async (_name, body, id) => {
     const res = await post(server.mcpUrl, body, { key });
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message: expect.any(String) } });
+  });
+
+  it.each([['an array', []], ['an object', { a: 1 }], ['a fraction', 1.5], ['null', null]])('a progressToken that is %s gets -32602 at once (it used to get no reply)', async (_name, token) => {
+    const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'blocks.list', arguments: {}, _meta: { progressToken: token } } }, { key, signal: AbortSignal.timeout(5000) });
+    expect(res.json).toMatchObject({ id: 11, error: { code: -32602 } });
   });
 
   it('by-position params get -32602', async () => {

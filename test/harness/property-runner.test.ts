@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PropertyFailure, runProperty, type PropertyBudget } from '../../src/property.js';
+import type { Exchange } from '../../src/wire/exchange.js';
+
+/** The property runner on its own: budgets, shrinking, replay by path, and runs that never end. */
+
+const quick: PropertyBudget = { runs: 1000, timeLimitMs: 300, shrinkTimeMs: 2000 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function failure(p: Promise<unknown>): Promise<PropertyFailure & { property: Record<string, unknown> }> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(PropertyFailure);
+  return err as PropertyFailure & { property: Record<string, unknown> };
+}
+
+describe('runProperty', () => {
+  it('a passing property records its runs; the wire keeps only the last run', async () => {
+    const wire: Exchange[] = [];
+    const record = await runProperty({ id: 'p', arbitrary: fc.nat(), predicate: async (n) => {
+      wire.push({ request: { method: 'GET', url: `x/${n}`, headers: {} }, startedAt: '' });
+      return n >= 0;
+    } }, 1, { ...quick, runs: 50 }, wire);
+    expect(record).toMatchObject({ id: 'p', seed: 1, runsRequested: 50, runs: 50, interrupted: false });
+    expect(wire).toHaveLength(1);
+  });
+
+  it('a failure is shrunk to the minimal value, and its path replays exactly it', async () => {
+    const spec = { id: 'p', arbitrary: fc.nat(1000), predicate: async (n: number) => n < 100 };
+    const err = await failure(runProperty(spec, 5, quick, []));
+    expect(err.property).toMatchObject({ counterexample: '100' });
+    expect(err.message).toContain(`seed 5, path ${err.property.path as string}`);
+    const again = await failure(runProperty(spec, 5, { ...quick, replay: { id: 'p', path: err.property.path as string } }, []));
+    expect(again.property).toMatchObject({ runs: 1, counterexample: '100', replayed: err.property.path });
+  });
+
+  it('maxRuns caps quick mode only; deep mode (no time box) runs the whole budget', async () => {
+    const spec = { id: 'p', arbitrary: fc.nat(), predicate: async () => true, maxRuns: 10 };
+    expect((await runProperty(spec, 1, { ...quick, runs: 200 }, [])).runs).toBe(10);
+    expect((await runProperty(spec, 1, { runs: 200, timeLimitMs: 0, shrinkTimeMs: 0 }, [])).runs).toBe(200);
+  });
+
+  it('a run that hangs inside the time box fails at the per-run deadline', async () => {
+    const err = await failure(runProperty({ id: 'p', arbitrary: fc.nat(50), predicate: (n) => (n === 7 ? new Promise<boolean>(() => {}) : Promise.resolve(true)) }, 2, { runs: 2000, timeLimitMs: 0, shrinkTimeMs: 2000 }, [], 100));
+    expect(err.property.counterexample).toBe('7');
+  });
+
+  it('a run still in flight when the time box ends is awaited: its failure is reported, not dropped', async () => {
+    let calls = 0;
+    const err = await failure(runProperty({ id: 'p', arbitrary: fc.nat(), predicate: async () => {
+      calls += 1;
+      if (calls < 3) return true;
+      await sleep(400); // outlives the 300 ms box
+      throw new Error('no reply');
+    } }, 3, quick, [], 2000));
+    expect(err.message).toMatch(/in flight when the time box ended failed.*no reply/);
+  });
+
+  it('a time box that ends before any run is a failure, not a pass', async () => {
+    const err = await failure(runProperty({ id: 'p', arbitrary: fc.nat(), predicate: async () => {
+      await sleep(50);
+      return true;
+    } }, 4, { runs: 10, timeLimitMs: 1, shrinkTimeMs: 0 }, [], 1000));
+    expect(err.message).toMatch(/time box|could not run/);
+  });
+});
