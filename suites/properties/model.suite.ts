@@ -1,0 +1,19 @@
+import { describe, inject } from 'vitest';
+import { check } from '../../src/check.js';
+import { checkServiceModel } from '../../src/properties/service-model.js';
+
+/** Quick mode is time-boxed (1.5 s of search, 10 s of shrinking); deep mode is not: about 0.5 s per run. */
+const budget = inject('target').property;
+const timeout = budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500;
+
+describe('model', () => {
+  // "Block | Authored through tools `blocks.create`, `blocks.build`, `blocks.list`." "Plan caps apply to block authoring."
+  // "A key is workspace-scoped: one key carries the context of one workspace."
+  // "A key is equivalent to workspace admin for the MCP write surface."
+  // "One key per agent or per machine is advised, so revocation is per place." "Invalid or expired tokens MUST receive a HTTP 401 response."
+  // "`blocks.list` accepts a boolean argument `published`."
+  check([
+    'model-created-block-listed', 'model-sibling-keys-same-workspace', 'model-revocation-per-key',
+    'auth-workspace-scoped-read', 'auth-workspace-scoped-write', 'auth-revoked-key-401', 'calls-published-filter-partitions',
+  ], 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', checkServiceModel, { timeout });
+});
