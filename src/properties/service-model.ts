@@ -39,8 +39,8 @@ type WsName = 'A' | 'B';
 const other = (ws: WsName): WsName => (ws === 'A' ? 'B' : 'A');
 
 export interface ModelKey { label: string; live: boolean }
-/** `published` is undefined until observed: the service does not say what a new block's flag is. */
-export interface ModelBlock { label: string; id: string; published: boolean | undefined }
+/** `published` is undefined until observed: the service does not say what a new block's flag is. `by`: the key that created it. */
+export interface ModelBlock { label: string; id: string; published: boolean | undefined; by: string }
 export interface ModelWorkspace { name: WsName; keys: ModelKey[]; blocks: ModelBlock[]; labels: number }
 export interface Model {
   ws: Record<WsName, ModelWorkspace>;
@@ -232,7 +232,7 @@ class CreateBlocks extends ModelCommand {
       r.c.verify(typeof id === 'string' && id.length > 0, `${step}: the created block has an id (the profile's createBlock capture)`, 'a block id', id);
       r.c.verify(labelOf(m, id as string).startsWith('a block from outside'), `${step}: a new block gets a new id`, 'an id no block of this run has', labelOf(m, id as string));
       const label = `${this.ws}#${++w.labels}`;
-      w.blocks.push({ label, id: id as string, published: undefined });
+      w.blocks.push({ label, id: id as string, published: undefined, by: k.label });
       labels.push(label);
     }
     const made = labels.length > 3 ? `${labels[0]}..${labels[labels.length - 1]}` : labels.join(', ') || 'none';
@@ -335,8 +335,10 @@ function verifyList(m: Model, r: Real, w: ModelWorkspace, k: ModelKey, published
   const twice = listed.filter((id, i) => listed.indexOf(id) !== i);
   r.c.verify(twice.length === 0, `${step}: no block is listed twice`, [], twice.map((id) => labelOf(m, id)));
   const wanted = (b: ModelBlock) => published === undefined || b.published === published;
-  const missing = w.blocks.filter((b) => wanted(b) && !listed.includes(b.id)).map((b) => b.label);
-  const siblings = w.keys.length > 1 ? ', model-sibling-keys-same-workspace' : '';
+  const missingBlocks = w.blocks.filter((b) => wanted(b) && !listed.includes(b.id));
+  const missing = missingBlocks.map((b) => b.label);
+  // A block another key of the workspace created: the two keys do not see the same blocks.
+  const siblings = missingBlocks.some((b) => b.by !== k.label) ? ', model-sibling-keys-same-workspace' : '';
   r.c.verify(missing.length === 0,
     published === undefined
       ? `${step}: every block created in ${w.name} is listed, whichever of its keys lists (model-created-block-listed${siblings}); missing ${missing.join(', ')}`
