@@ -293,7 +293,10 @@ class Build extends ModelCommand {
   protected describe(): string {
     return `build block pick ${this.blockPick} with ${this.own ? 'its' : 'the other'} workspace's key pick ${this.keyPick}`;
   }
-  /** Only a build of an own block with a live key streams; refusals come at once. */
+  /**
+   * Only a build of an own block with a live key streams; refusals come at once. In quick mode the one
+   * streaming call of a run goes to the create that made the block, so builds that succeed come in deep mode.
+   */
   check(m: Readonly<Model>): boolean {
     const a = aim(m, this.blockPick, this.own, this.keyPick);
     return a !== undefined && (m.streamingLeft > 0 || !this.own || !a.k.live);
