@@ -87,8 +87,10 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   if (details.failed && details.counterexamplePath !== null) {
     // The search's time box may have cut shrinking short: shrink on from the path found, in a box of its own.
     const found = details;
-    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, timeout: runTimeoutMs, plugins: plugins(budget.shrinkTimeMs) });
-    if (more.failed && more.counterexamplePath !== null) details = more;
+    // A path fast-check cannot walk again (commands that learn what ran) throws: keep what the search found.
+    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, timeout: runTimeoutMs, plugins: plugins(budget.shrinkTimeMs) })
+      .catch(() => undefined);
+    if (more?.failed && more.counterexamplePath !== null) details = more;
     const counterexample = (details.counterexample as unknown as [T])[0];
     wire.length = 0;
     let failure: unknown;
@@ -127,6 +129,10 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     }
   }
   record.timeMs = Math.round(performance.now() - started);
+  if (replayPath !== undefined && details.numRuns === 0) {
+    // A pass that ran nothing proves nothing: the path does not lead to a value of this property and seed.
+    throw Object.assign(new PropertyFailure(`property ${spec.id}: --replay path ${replayPath} reaches no value with seed ${seed} (was it printed by a run with this seed and property?)`, 'one replayed run', 'no run'), { property: record });
+  }
   if (details.failed) {
     const why = details.interrupted ? `the time box (${budget.timeLimitMs} ms) ended before a single run` : `${details.numSkips} generated values were skipped`;
     throw Object.assign(new PropertyFailure(`property ${spec.id} could not run: ${why}`, 'at least one run', `${details.numRuns} runs`), { property: record });

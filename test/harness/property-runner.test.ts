@@ -64,3 +64,11 @@ describe('runProperty', () => {
     expect(err.message).toMatch(/time box|could not run/);
   });
 });
+
+describe('runProperty replay', () => {
+  it('a replay path that reaches no value is an error, not a pass', async () => {
+    const spec = { id: 'p', arbitrary: fc.nat(1000), predicate: async () => true };
+    const err = await failure(runProperty(spec, 5, { ...quick, replay: { id: 'p', path: '5:3' } }, []));
+    expect(err.message).toMatch(/reaches no value/);
+  });
+});
