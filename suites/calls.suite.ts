@@ -8,6 +8,7 @@ import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { bootstrapKey } from '../src/targets/bootstrap-keys.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
+import { isObject, listedItems, textOf } from '../src/tool-result.js';
 
 const MODERN = '2026-07-28';
 const SEP_1303 = '2025-11-25';
@@ -19,14 +20,6 @@ const CONTENT_TYPES = ['text', 'image', 'audio', 'resource_link', 'resource'];
 /** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
 function final(res: WireResponse): any {
   return res.messages ? res.messages[res.messages.length - 1] : res.json;
-}
-
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function textOf(result: any): string {
-  return Array.isArray(result?.content) ? result.content.filter((i: any) => i?.type === 'text').map((i: any) => String(i.text)).join(' ') : '';
 }
 
 function brief(res: WireResponse): unknown {
@@ -60,21 +53,6 @@ async function ownWorkspace(c: CheckContext, label: string): Promise<McpSession 
   const http = new WireClient(c.http.log, () => [t.apiKey, t.otherKey, t.revokedKey, apiKey].filter((k): k is string => !!k), t.timeoutMs);
   c.observe(`ran in a workspace bootstrapped for this check (${label})`);
   return new McpSession(http, { ...t, apiKey });
-}
-
-/** The items of a list result: `structuredContent` itself, or its first array member (else the same in the text). */
-function listedItems(result: any): unknown[] | undefined {
-  let value = result?.structuredContent;
-  if (value === undefined) {
-    try {
-      value = JSON.parse(textOf(result));
-    } catch {
-      return undefined;
-    }
-  }
-  if (Array.isArray(value)) return value;
-  if (isObject(value)) return Object.values(value).find(Array.isArray);
-  return undefined;
 }
 
 const itemKey = (item: unknown): string => (isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : JSON.stringify(item));

@@ -4,6 +4,7 @@ import { finalMessage } from '../mcp-session.js';
 import { fill, type CallRecipe } from '../profile.js';
 import type { WireResponse } from '../wire/client.js';
 import { canAdminister, freshKey, mintSibling, revokeKey } from './workspaces.js';
+import { isObject, listedItems, textOf } from '../tool-result.js';
 
 /**
  * A model of what a client observes of the service across calls: workspaces, their keys (live or revoked)
@@ -77,14 +78,6 @@ async function setup(c: CheckContext, recipes: Recipes, size: ModelSize): Promis
 
 // --- observing replies ----------------------------------------------------------------------------------
 
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function textOf(result: any): string {
-  return Array.isArray(result?.content) ? result.content.filter((i: any) => i?.type === 'text').map((i: any) => String(i.text)).join(' ') : '';
-}
-
 /** A reply in a few words, for failure messages (never a header: no key). */
 function brief(res: WireResponse): string {
   const msg = finalMessage(res);
@@ -100,17 +93,9 @@ function accepted(res: WireResponse): boolean {
   return res.status >= 200 && res.status < 300 && isObject(msg?.result) && msg.result.isError !== true;
 }
 
-/** The ids a list result holds: `structuredContent` (an array, or its first array member), else the same in the text. */
+/** The ids a list result holds (or the items themselves, as JSON, when they have none). */
 function listedIds(result: any): string[] | undefined {
-  let value = result?.structuredContent;
-  if (value === undefined) {
-    try {
-      value = JSON.parse(textOf(result));
-    } catch {
-      return undefined;
-    }
-  }
-  const items = Array.isArray(value) ? value : isObject(value) ? Object.values(value).find(Array.isArray) : undefined;
+  const items = listedItems(result);
   return items?.map((item: unknown) => (isObject(item) && item.id !== undefined ? String(item.id) : JSON.stringify(item)));
 }
 

@@ -273,6 +273,24 @@ function uniqueInteger(v: number, i: number): number {
 
 const sent = (revisions: (Revision | undefined)[]) => fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...revisions) });
 
+/** One envelope sent and answered: what the judges of the envelope properties look at. */
+interface Exchanged { envelope: Envelope; what: Classified; res: WireResponse; responses: any[]; label: string }
+
+/** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */
+async function envelopeProperty(c: CheckContext, id: string, judge: (x: Exchanged) => void): Promise<void> {
+  const s = await setup(c, id);
+  await c.property({
+    id,
+    arbitrary: sent(s.revisions),
+    maxRuns: MAX_RUNS,
+    show: ({ envelope, revision }) => show(envelope, revision),
+    predicate: async ({ envelope, revision }) => {
+      const res = await post(c, s, bodyOf(envelope), revision);
+      judge({ envelope, what: classify(envelope), res, responses: responsesOf(res), label: show(envelope, revision) });
+    },
+  });
+}
+
 describe.concurrent('jsonrpc properties', () => {
   // RFC 9110 §15.6: "The 5xx (Server Error) class of status code indicates that the server is aware that it has
   // erred". MCP server/tools (TOOL-12): servers MUST validate inputs: bad input is a client error, never a 5xx.
@@ -296,57 +314,35 @@ describe.concurrent('jsonrpc properties', () => {
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.
   // If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."
   check('jsonrpc-id-echo', 'property: the reply id is exactly the request id (value and type), or null when the request is invalid', async (c) => {
-    const s = await setup(c, 'jsonrpc-envelope-ids');
-    await c.property({
-      id: 'jsonrpc-envelope-ids',
-      arbitrary: sent(s.revisions),
-      maxRuns: MAX_RUNS,
-      show: ({ envelope, revision }) => show(envelope, revision),
-      predicate: async ({ envelope, revision }) => {
-        const what = classify(envelope);
-        const res = await post(c, s, bodyOf(envelope), revision);
-        const responses = responsesOf(res);
-        const label = show(envelope, revision);
-        if (what.kind === 'request') {
-          c.verify(responses.length === 1, `${label}: one response`, 1, brief(res));
-          const id = responses[0]!.id;
-          c.verify(isDeepStrictEqual(id, what.id), `${label}: the response id is the request id, same value and type`, what.id, id);
-        } else if (what.kind === 'big-id-request') {
-          const raw = res.json !== undefined ? rawMember(res.text, 'id') : undefined;
-          const id = responses[0]?.id;
-          c.verify(id === null || id === undefined || raw === what.id, `${label}: an id beyond 2^53 is echoed digit for digit, or the request refused with id null`, `${what.id} or null`, raw ?? id);
-        } else {
-          for (const m of responses) {
-            if (!('id' in m) || m.id === null) continue;
-            c.verify((typeof what.id === 'string' || typeof what.id === 'number') && isDeepStrictEqual(m.id, what.id), `${label} (${what.kind}): a reply id that is not null is the request id`, what.id ?? null, m.id);
-          }
+    await envelopeProperty(c, 'jsonrpc-envelope-ids', ({ what, res, responses, label }) => {
+      if (what.kind === 'request') {
+        c.verify(responses.length === 1, `${label}: one response`, 1, brief(res));
+        const id = responses[0]!.id;
+        c.verify(isDeepStrictEqual(id, what.id), `${label}: the response id is the request id, same value and type`, what.id, id);
+      } else if (what.kind === 'big-id-request') {
+        const raw = res.json !== undefined ? rawMember(res.text, 'id') : undefined;
+        const id = responses[0]?.id;
+        c.verify(id === null || id === undefined || raw === what.id, `${label}: an id beyond 2^53 is echoed digit for digit, or the request refused with id null`, `${what.id} or null`, raw ?? id);
+      } else {
+        for (const m of responses) {
+          if (!('id' in m) || m.id === null) continue;
+          c.verify((typeof what.id === 'string' || typeof what.id === 'number') && isDeepStrictEqual(m.id, what.id), `${label} (${what.kind}): a reply id that is not null is the request id`, what.id ?? null, m.id);
         }
-      },
+      }
     });
   }, { generic: true });
 
   // "jsonrpc: ... MUST be exactly "2.0"." "Either the result member or error member MUST be included, but both
   // members MUST NOT be included." "code: ... MUST be an integer. message: A String".
   check(['jsonrpc-result-xor-error', 'jsonrpc-version-member', 'jsonrpc-error-object'], 'property: every reply message is a well-formed JSON-RPC response', async (c) => {
-    const s = await setup(c, 'jsonrpc-envelope-shape');
-    await c.property({
-      id: 'jsonrpc-envelope-shape',
-      arbitrary: sent(s.revisions),
-      maxRuns: MAX_RUNS,
-      show: ({ envelope, revision }) => show(envelope, revision),
-      predicate: async ({ envelope, revision }) => {
-        const what = classify(envelope);
-        const res = await post(c, s, bodyOf(envelope), revision);
-        const label = show(envelope, revision);
-        const responses = responsesOf(res);
-        if (what.kind === 'request' || what.kind === 'invalid') c.verify(responses.length > 0, `${label}: the reply carries a JSON-RPC response`, 'a response', brief(res));
-        for (const m of responses) {
-          // A 4xx for a notification may carry a JSON-RPC error (or another body): judge what looks like JSON-RPC.
-          if (!(isObject(m) && ('jsonrpc' in m || 'result' in m || 'error' in m || 'id' in m))) continue;
-          const problem = malformed(m);
-          c.verify(problem === undefined, `${label}: ${problem}`, { jsonrpc: '2.0', id: '...', 'result | error': { code: 'integer', message: 'string' } }, m);
-        }
-      },
+    await envelopeProperty(c, 'jsonrpc-envelope-shape', ({ what, res, responses, label }) => {
+      if (what.kind === 'request' || what.kind === 'invalid') c.verify(responses.length > 0, `${label}: the reply carries a JSON-RPC response`, 'a response', brief(res));
+      for (const m of responses) {
+        // A 4xx for a notification may carry a JSON-RPC error (or another body): judge what looks like JSON-RPC.
+        if (!(isObject(m) && ('jsonrpc' in m || 'result' in m || 'error' in m || 'id' in m))) continue;
+        const problem = malformed(m);
+        c.verify(problem === undefined, `${label}: ${problem}`, { jsonrpc: '2.0', id: '...', 'result | error': { code: 'integer', message: 'string' } }, m);
+      }
     });
   }, { generic: true });
 
@@ -355,51 +351,41 @@ describe.concurrent('jsonrpc properties', () => {
   // body." "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
   check(['jsonrpc-invalid-request', 'jsonrpc-notification-202', 'jsonrpc-invalid-notification-4xx', 'jsonrpc-method-not-found'],
     'property: each envelope gets the answer its kind calls for (202, a 4xx, -32600, -32601)', async (c) => {
-      const s = await setup(c, 'jsonrpc-envelope-kinds');
-      await c.property({
-        id: 'jsonrpc-envelope-kinds',
-        arbitrary: sent(s.revisions),
-        maxRuns: MAX_RUNS,
-        show: ({ envelope, revision }) => show(envelope, revision),
-        predicate: async ({ envelope, revision }) => {
-          const what = classify(envelope);
-          const res = await post(c, s, bodyOf(envelope), revision);
-          const label = `${show(envelope, revision)} (${what.kind}${what.defects.length ? `: ${what.defects.join('; ')}` : ''})`;
-          const responses = responsesOf(res);
-          const method = envelope.method?.value;
-          const params = envelope.params?.value;
-          switch (what.kind) {
-            case 'notification':
-            case 'response': {
-              const accepted = res.status === 202 && res.text === '';
-              // "The HTTP response body MAY comprise a JSON-RPC error response that has no `id`" (an echoed id is tolerated).
-              const refused = res.status >= 400 && res.status < 500 && responses.every((m) => !('result' in m) && (!('id' in m) || m.id === null || isDeepStrictEqual(m.id, what.id)));
-              c.verify(accepted || refused, `${label}: 202 with no body, or a 4xx (never a response)`, '202 and no body, or 4xx', brief(res));
-              // Every server accepts notifications/initialized; nothing about it can be refused.
-              if (method === 'notifications/initialized' && (params === undefined || isDeepStrictEqual(params, {}))) c.verify(accepted, `${label}: 202 with no body`, { status: 202, body: '' }, brief(res));
-              break;
-            }
-            case 'invalid': {
-              c.verify(res.status !== 202 && res.status < 500, `${label}: an error reply (not 202, not a 5xx)`, '4xx or 200 with an error', brief(res));
-              if (envelope.id === undefined && envelope.method !== undefined) c.verify(res.status >= 400, `${label}: a malformed message without an id gets an HTTP 4xx`, '4xx', brief(res));
-              const m = responses[0];
-              const codes = what.defects.every((d) => d.startsWith('"params"')) ? [-32600, -32602] : [-32600];
-              c.verify(responses.length === 1 && isObject(m) && !('result' in m) && codes.includes(m.error?.code), `${label}: one JSON-RPC error ${codes.join(' or ')}`, { error: { code: codes[0] } }, brief(res));
-              break;
-            }
-            case 'request': {
-              c.verify(res.status !== 202, `${label}: a request gets a response, not 202`, 'a response', brief(res));
-              // JSON-RPC says nothing of other members: a request carrying one may be served or refused (-32600).
-              const refusedForExtras = envelope.extras.length > 0 && responses.length === 1 && responses[0]?.error?.code === -32600;
-              if (typeof method === 'string' && method.startsWith(UNKNOWN_PREFIX) && !Array.isArray(params) && !refusedForExtras) {
-                c.verify(responses[0]?.error?.code === -32601, `${label}: an unknown method gets -32601`, { error: { code: -32601 } }, brief(res));
-              }
-              break;
-            }
-            default:
-              break;
+      await envelopeProperty(c, 'jsonrpc-envelope-kinds', ({ envelope, what, res, responses, label: sentLabel }) => {
+        const label = `${sentLabel} (${what.kind}${what.defects.length ? `: ${what.defects.join('; ')}` : ''})`;
+        const method = envelope.method?.value;
+        const params = envelope.params?.value;
+        switch (what.kind) {
+          case 'notification':
+          case 'response': {
+            const accepted = res.status === 202 && res.text === '';
+            // "The HTTP response body MAY comprise a JSON-RPC error response that has no `id`" (an echoed id is tolerated).
+            const refused = res.status >= 400 && res.status < 500 && responses.every((m) => !('result' in m) && (!('id' in m) || m.id === null || isDeepStrictEqual(m.id, what.id)));
+            c.verify(accepted || refused, `${label}: 202 with no body, or a 4xx (never a response)`, '202 and no body, or 4xx', brief(res));
+            // Every server accepts notifications/initialized; nothing about it can be refused.
+            if (method === 'notifications/initialized' && (params === undefined || isDeepStrictEqual(params, {}))) c.verify(accepted, `${label}: 202 with no body`, { status: 202, body: '' }, brief(res));
+            break;
           }
-        },
+          case 'invalid': {
+            c.verify(res.status !== 202 && res.status < 500, `${label}: an error reply (not 202, not a 5xx)`, '4xx or 200 with an error', brief(res));
+            if (envelope.id === undefined && envelope.method !== undefined) c.verify(res.status >= 400, `${label}: a malformed message without an id gets an HTTP 4xx`, '4xx', brief(res));
+            const m = responses[0];
+            const codes = what.defects.every((d) => d.startsWith('"params"')) ? [-32600, -32602] : [-32600];
+            c.verify(responses.length === 1 && isObject(m) && !('result' in m) && codes.includes(m.error?.code), `${label}: one JSON-RPC error ${codes.join(' or ')}`, { error: { code: codes[0] } }, brief(res));
+            break;
+          }
+          case 'request': {
+            c.verify(res.status !== 202, `${label}: a request gets a response, not 202`, 'a response', brief(res));
+            // JSON-RPC says nothing of other members: a request carrying one may be served or refused (-32600).
+            const refusedForExtras = envelope.extras.length > 0 && responses.length === 1 && responses[0]?.error?.code === -32600;
+            if (typeof method === 'string' && method.startsWith(UNKNOWN_PREFIX) && !Array.isArray(params) && !refusedForExtras) {
+              c.verify(responses[0]?.error?.code === -32601, `${label}: an unknown method gets -32601`, { error: { code: -32601 } }, brief(res));
+            }
+            break;
+          }
+          default:
+            break;
+        }
       });
     }, { generic: true });
 

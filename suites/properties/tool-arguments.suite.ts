@@ -6,6 +6,7 @@ import { finalMessage } from '../../src/mcp-session.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from '../../src/properties/schema-arbitrary.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';
+import { isObject, textOf } from '../../src/tool-result.js';
 
 /**
  * Tool arguments searched from the schemas the server publishes: for every tool `tools/list` returns, values
@@ -39,14 +40,9 @@ interface Call {
   mutation?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function brief(res: WireResponse): unknown {
   return { status: res.status, contentType: res.headers['content-type'], body: finalMessage(res) ?? res.text.slice(0, 300) };
-}
-
-function textOf(result: any): string {
-  return Array.isArray(result?.content) ? result.content.filter((i: any) => i?.type === 'text').map((i: any) => String(i.text)).join(' ') : '';
 }
 
 function show(call: Call): string {
@@ -137,6 +133,28 @@ function invalidCalls(s: Setup, revisions: (Revision | undefined)[]): fc.Arbitra
     .map(({ bad: b, revision }) => ({ tool: t.name, args: b.value, mutation: b.mutation, revision }))));
 }
 
+/**
+ * A property over calls whose arguments the inputSchema refuses (judged by ajv again, per run), sent under
+ * `revisions`; `judge` says what the reply must be.
+ */
+async function invalidArgumentsProperty(c: CheckContext, id: string, revisions: (Revision | undefined)[], judge: (call: Call, msg: any) => void): Promise<void> {
+  const s = await setup(c, id);
+  const byName = new Map(s.tools.map((t) => [t.name, t]));
+  const calls = invalidCalls(s, revisions);
+  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
+  await c.property({
+    id,
+    arbitrary: calls,
+    show,
+    predicate: async (call) => {
+      const tool = byName.get(call.tool)!;
+      fc.pre(!tool.validate(call.args));
+      const { res, id: callId } = await callTool(c, s, call, tool.streaming);
+      judge(call, reply(c, call, res, callId));
+    },
+  });
+}
+
 describe.concurrent('tool argument properties', () => {
   // The inputSchema is "A JSON Schema object defining the expected parameters for the tool." Protocol errors are for
   // "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the schema accepts are not
@@ -163,45 +181,19 @@ describe.concurrent('tool argument properties', () => {
   // "Servers **MUST**: Validate all tool inputs." Rejected as invalid: -32602 (protocol error, before 2025-11-25) or
   // an isError result (SEP-1303); never a success, a 5xx, or -32603 (an internal error is not a client fault).
   check('calls-invalid-arguments-rejected', 'property: arguments the inputSchema refuses are rejected (-32602 or isError), never carried out', async (c) => {
-    const s = await setup(c, 'tool-arguments-invalid');
-    const byName = new Map(s.tools.map((t) => [t.name, t]));
-    const calls = invalidCalls(s, [undefined, ...c.target.revisions.filter((r) => r !== MODERN)]);
-    if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
-    await c.property({
-      id: 'tool-arguments-invalid',
-      arbitrary: calls,
-      show,
-      predicate: async (call) => {
-        const tool = byName.get(call.tool)!;
-        fc.pre(!tool.validate(call.args));
-        const { res, id } = await callTool(c, s, call, tool.streaming);
-        const msg = reply(c, call, res, id);
-        const rejected = msg.result?.isError === true || msg.error?.code === -32602;
-        c.verify(rejected, `${show(call)}: invalid arguments are rejected (isError result or -32602), not ${msg.error ? `error ${msg.error.code}` : 'a success'}`, 'isError: true, or error -32602', msg);
-      },
+    await invalidArgumentsProperty(c, 'tool-arguments-invalid', [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], (call, msg) => {
+      const rejected = msg.result?.isError === true || msg.error?.code === -32602;
+      c.verify(rejected, `${show(call)}: invalid arguments are rejected (isError result or -32602), not ${msg.error ? `error ${msg.error.code}` : 'a success'}`, 'isError: true, or error -32602', msg);
     });
   });
 
   // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors (e.g., date in
   // wrong format, value out of range)" (2025-11-25, SEP-1303).
   check('calls-invalid-arguments-tool-error', 'property: from 2025-11-25, arguments the inputSchema refuses get an isError result with a message', async (c) => {
-    const s = await setup(c, 'tool-arguments-sep-1303');
-    const byName = new Map(s.tools.map((t) => [t.name, t]));
     const revision = c.target.revisions.includes(SEP_1303) ? SEP_1303 : MODERN;
-    const calls = invalidCalls(s, [revision]);
-    if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
-    await c.property({
-      id: 'tool-arguments-sep-1303',
-      arbitrary: calls,
-      show,
-      predicate: async (call) => {
-        const tool = byName.get(call.tool)!;
-        fc.pre(!tool.validate(call.args));
-        const { res, id } = await callTool(c, s, call, tool.streaming);
-        const msg = reply(c, call, res, id);
-        c.verify(msg.result?.isError === true, `${show(call)}: invalid arguments get a result with isError: true`, { result: { isError: true } }, msg);
-        c.verify(textOf(msg.result).trim().length > 0, `${show(call)}: the isError result says what is wrong in a text block`, 'a non-empty text block', msg.result);
-      },
+    await invalidArgumentsProperty(c, 'tool-arguments-sep-1303', [revision], (call, msg) => {
+      c.verify(msg.result?.isError === true, `${show(call)}: invalid arguments get a result with isError: true`, { result: { isError: true } }, msg);
+      c.verify(textOf(msg.result).trim().length > 0, `${show(call)}: the isError result says what is wrong in a text block`, 'a non-empty text block', msg.result);
     });
   });
 });
