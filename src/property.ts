@@ -58,7 +58,7 @@ export class PropertyFailure extends Error {
 export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[], runTimeoutMs = 10_000): Promise<PropertyRecord> {
   const started = performance.now();
   /** The run in flight: the time box abandons it, and a run that never ends is a hang, not a pass. */
-  let inFlight: { value: T; done: Promise<unknown>; settled: boolean } | undefined;
+  let inFlight: { value: T; done: Promise<boolean | void>; settled: boolean } | undefined;
   const runsRequested = budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
@@ -93,39 +93,22 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     if (more?.failed && more.counterexamplePath !== null) details = more;
     const counterexample = (details.counterexample as unknown as [T])[0];
     wire.length = 0;
-    let failure: unknown;
-    try {
-      const ok = await withDeadline(spec.predicate(counterexample), runTimeoutMs);
-      failure = ok === false ? new Error('the property returned false') : undefined;
-    } catch (err) {
-      failure = err;
-    }
-    failure ??= lastError; // the replay can pass on a flaky target: keep the search's error
+    // The replay can pass on a flaky target: keep the search's error then.
+    const failure = (await outcome(spec.predicate(counterexample), runTimeoutMs)) ?? lastError;
     Object.assign(record, {
       counterexample: show(counterexample), path: details.counterexamplePath!,
       shrinks: found.numShrinks + (details === found ? 0 : details.numShrinks),
     });
     record.timeMs = Math.round(performance.now() - started);
-    const e = failure as { message?: string; expected?: unknown; actual?: unknown } | undefined;
-    throw Object.assign(
-      new PropertyFailure(
-        `property ${spec.id} failed after ${found.numRuns} run(s), shrunk to ${record.counterexample} (seed ${seed}, path ${record.path}): ${e?.message ?? String(failure)}`,
-        e?.expected, e?.actual,
-      ),
-      { property: record },
-    );
+    throw propertyFailure(`property ${spec.id} failed after ${found.numRuns} run(s), shrunk to ${record.counterexample} (seed ${seed}, path ${record.path})`, failure, record);
   }
   const abandoned = inFlight;
   if (details.interrupted && abandoned && !abandoned.settled) {
-    const outcome = await withDeadline(abandoned.done, runTimeoutMs).then((ok) => (ok === false ? new Error('the property returned false') : undefined), (err: unknown) => err);
-    if (outcome !== undefined) {
+    const failure = await outcome(abandoned.done, runTimeoutMs);
+    if (failure !== undefined) {
       record.counterexample = show(abandoned.value);
       record.timeMs = Math.round(performance.now() - started);
-      const e = outcome as { message?: string; expected?: unknown; actual?: unknown };
-      throw Object.assign(
-        new PropertyFailure(`property ${spec.id}: the run in flight when the time box ended failed, on ${record.counterexample} (seed ${seed}; not shrunk, no replay path): ${e.message ?? String(outcome)}`, e.expected, e.actual),
-        { property: record },
-      );
+      throw propertyFailure(`property ${spec.id}: the run in flight when the time box ended failed, on ${record.counterexample} (seed ${seed}; not shrunk, no replay path)`, failure, record);
     }
   }
   record.timeMs = Math.round(performance.now() - started);
@@ -138,6 +121,17 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     throw Object.assign(new PropertyFailure(`property ${spec.id} could not run: ${why}`, 'at least one run', `${details.numRuns} runs`), { property: record });
   }
   return record;
+}
+
+/** How one run ended: undefined for a pass, else its error (a false return, a throw, the deadline). */
+function outcome(run: Promise<boolean | void>, ms: number): Promise<unknown> {
+  return withDeadline(run, ms).then((ok) => (ok === false ? new Error('the property returned false') : undefined), (err: unknown) => err);
+}
+
+/** The check's error for a failed run: the run's own message, expected and actual, with the search's record. */
+function propertyFailure(context: string, cause: unknown, record: PropertyRecord): PropertyFailure & { property: PropertyRecord } {
+  const e = cause as { message?: string; expected?: unknown; actual?: unknown } | undefined;
+  return Object.assign(new PropertyFailure(`${context}: ${e?.message ?? String(cause)}`, e?.expected, e?.actual), { property: record });
 }
 
 /** The promise, or a rejection once `ms` have passed (a hung run must not hang the check). */

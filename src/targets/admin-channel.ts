@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hashKey, mintKey } from '../../fixtures/reference-server/keys.js';
 import type { ReferenceConfig } from '../../fixtures/reference-server/config.js';
+import { readBody } from '../../fixtures/reference-server/http/respond.js';
 import type { Store } from '../../fixtures/reference-server/store.js';
 
 /**
@@ -18,7 +19,9 @@ export async function startAdminChannel(store: Store, config: ReferenceConfig): 
     };
     try {
       if (req.method !== 'POST' || !authorised(req, token)) return send(req.method === 'POST' ? 401 : 405, { error: 'POST with the admin token' });
-      const body = JSON.parse(await readBody(req)) as { key?: unknown; label?: unknown; plan?: unknown };
+      const read = await readBody(req, 65_536);
+      if (!read.ok) return send(413, { error: `body ${read.reason}` });
+      const body = JSON.parse(read.body.toString('utf8')) as { key?: unknown; label?: unknown; plan?: unknown };
       if (req.url === '/workspaces/create') {
         // A workspace on a plan of the caller's choice: properties send thousands of requests, which the
         // suites' own plan would (rightly) throttle.
@@ -53,13 +56,4 @@ function authorised(req: IncomingMessage, token: string): boolean {
   const given = Buffer.from(String(req.headers.authorization ?? ''));
   const wanted = Buffer.from(`Bearer ${token}`);
   return given.length === wanted.length && timingSafeEqual(given, wanted);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) {
-    text += String(chunk);
-    if (text.length > 65_536) throw new Error('body too large');
-  }
-  return text;
 }
