@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian machine (run as root): system packages,
-# npm dependencies (better-sqlite3 is compiled here), the container runtime and its local base image.
+# npm dependencies (better-sqlite3 is compiled here), wrk, the pinned k6, the container runtime and its local base image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v make >/dev/null || ! command -v g++ >/dev/null || ! command -v python3 >/dev/null; then
+# wrk: the reference load generator that `npm run bench:load` holds our autocannon runner against.
+# golang-go: only when no Go is on the PATH; k6 is built from its Go module below.
+if ! command -v make >/dev/null || ! command -v g++ >/dev/null || ! command -v python3 >/dev/null || ! command -v wrk >/dev/null || ! command -v go >/dev/null; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3 wrk
+  command -v go >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go
 fi
 
 # node-gyp compiles better-sqlite3 against the installed Node's headers instead of downloading them.
@@ -15,4 +18,5 @@ npm ci --no-audit --no-fund
 
 bash scripts/setup-browser.sh
 bash scripts/setup-containers.sh
+bash scripts/install-k6.sh >/dev/null
 bash scripts/build-base-image.sh

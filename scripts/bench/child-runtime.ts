@@ -7,6 +7,7 @@ import type { CannedReply, FromChild, ToChild } from './protocol.js';
 
 export interface RunningServer {
   url: string;
+  admin?: { url: string; token: string };
   close(): Promise<void>;
 }
 
@@ -55,7 +56,7 @@ export function runChild(name: string, options: ChildOptions): void {
     options.start(reply).then(
       (s) => {
         server = s;
-        send({ type: 'ready', url: s.url });
+        send({ type: 'ready', url: s.url, ...(s.admin && { admin: s.admin }) });
       },
       (err: unknown) => {
         send({ type: 'failed', message: (err as Error).message });

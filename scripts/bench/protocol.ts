@@ -14,7 +14,8 @@ export type ToChild =
   | { type: 'stop' };
 
 export type FromChild =
-  | { type: 'ready'; url: string }
+  /** `admin`: a loopback admin channel the child offers (load/reference-child.ts), token included. */
+  | { type: 'ready'; url: string; admin?: { url: string; token: string } }
   /** process.cpuUsage() of the child, user + system, in microseconds. */
   | { type: 'cpu'; micros: number }
   | { type: 'failed'; message: string };

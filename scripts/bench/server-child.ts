@@ -5,6 +5,8 @@ import type { CannedReply, FromChild, ToChild } from './protocol.js';
 export interface ServerChild {
   readonly name: string;
   readonly url: string;
+  /** The loopback admin channel, when the child offers one. */
+  readonly admin?: { url: string; token: string };
   readonly pid: number;
   /** CPU time (user + system) the child has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
@@ -71,6 +73,7 @@ export function spawnServerChild(options: SpawnOptions): Promise<ServerChild> {
       resolve({
         name,
         url: message.url,
+        ...(message.admin && { admin: message.admin }),
         pid: child.pid!,
         cpuMicros: () => new Promise<number>((res, rej) => {
           const t = setTimeout(() => {

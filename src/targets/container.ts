@@ -1,7 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
+import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
+import { CONFORMANCE_CONFIG } from './conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
@@ -55,15 +58,18 @@ function freePort(): Promise<number> {
   });
 }
 
+export interface ReferenceContainer {
+  baseUrl: string;
+  container: StartedTestContainer;
+  close(): Promise<void>;
+}
+
 /**
- * The repository's Dockerfile built and run with testcontainers (Docker, or podman's Docker-compatible
- * socket: DOCKER_HOST, default unix:///tmp/podman.sock). The server gets the same conformance-friendly
- * configuration as the embedded target (copied into the container, `--config`), publishes on 127.0.0.1
- * only, and is then tested like a url target. Keys come from its bootstrap endpoint; a third key is
- * revoked with the admin command inside the container. Mail stays in the container's outbox, so the
- * claim-mail check is not testable here.
+ * Builds the repository's Dockerfile with testcontainers (Docker, or podman's Docker-compatible socket:
+ * DOCKER_HOST, default unix:///tmp/podman.sock) and runs the reference server in it with `config`
+ * (copied into the container, `--config`), published on 127.0.0.1 only.
  */
-export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
+export async function startReferenceContainer(config: ConfigOverrides, log: (m: string) => void = (m) => console.error(`container: ${m}`)): Promise<ReferenceContainer> {
   // Read by testcontainers when it first connects, so set before it is loaded.
   process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
@@ -73,7 +79,6 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
   await checkEngine(baseImage);
   const { GenericContainer, Wait } = await import('testcontainers');
 
-  const log = (m: string) => console.error(`container: ${m}`);
   let t = performance.now();
   try {
     // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
@@ -85,19 +90,11 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const config = {
-    plans: { conformance: { ratePerSecond: 200, burst: 300, maxBlocks: 25 } },
-    bootstrapPlan: 'conformance',
-    bootstrapRateLimit: { ratePerSecond: 100, burst: 200 },
-    streaming: { steps: 4, stepDelayMs: 40 },
-    dbPath: DB,
-    publicBaseUrl: baseUrl,
-  };
   t = performance.now();
   let container;
   try {
     container = await (await loopbackContainer(IMAGE, [{ container: 8080, host: port }]))
-      .withCopyContentToContainer([{ content: JSON.stringify(config), target: CONFIG_PATH, mode: 0o644 }])
+      .withCopyContentToContainer([{ content: JSON.stringify({ ...config, dbPath: DB, publicBaseUrl: baseUrl }), target: CONFIG_PATH, mode: 0o644 }])
       .withCommand(['node', '--max-semi-space-size=32', '--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
       .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
       .withStartupTimeout(60_000)
@@ -107,9 +104,18 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
   }
   log(`healthy at ${baseUrl} ${((performance.now() - t) / 1000).toFixed(1)} s after start`);
   const started = container;
-  const close = async () => {
-    await started.stop({ timeout: 5_000 });
-  };
+  return { baseUrl, container: started, close: async () => { await started.stop({ timeout: 5_000 }); } };
+}
+
+/**
+ * The repository's Dockerfile built and run (startReferenceContainer) with the same conformance-friendly
+ * configuration as the embedded target, then tested like a url target. Keys come from its bootstrap
+ * endpoint; a third key is revoked with the admin command inside the container. Mail stays in the
+ * container's outbox, so the claim-mail check is not testable here.
+ */
+export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
+  const log = (m: string) => console.error(`container: ${m}`);
+  const { baseUrl, container: started, close } = await startReferenceContainer(CONFORMANCE_CONFIG, log);
 
   try {
     const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, base.timeoutMs)));

@@ -2,6 +2,7 @@ import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { hashKey } from '../../fixtures/reference-server/keys.js';
 import { mutant as findMutant } from '../../fixtures/mutants/index.js';
 import { startMailSink } from '../mail-sink.js';
+import { CONFORMANCE_CONFIG } from './conformance-config.js';
 import { startAdminChannel } from './admin-channel.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
@@ -18,10 +19,7 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
   const sink = await startMailSink();
   const m = mutantName ? findMutant(mutantName) : undefined;
   const server = await startReferenceServer({
-    plans: { conformance: { ratePerSecond: 200, burst: 300, maxBlocks: 25 } },
-    bootstrapPlan: 'conformance',
-    bootstrapRateLimit: { ratePerSecond: 100, burst: 200 },
-    streaming: { steps: 4, stepDelayMs: 40 },
+    ...CONFORMANCE_CONFIG,
     mail: { smtpUrl: `smtp://127.0.0.1:${sink.smtpPort}` },
     ...m?.config,
   }, { middleware: m?.middleware });
