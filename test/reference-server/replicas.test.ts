@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBalancer, type Balancer } from '../../fixtures/reference-server/balancer.js';
+import { STATS_PATH, startBalancer, type Balancer } from '../../fixtures/reference-server/balancer.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, finalMessage, post } from '../helpers/mcp-http.js';
 
@@ -68,6 +68,16 @@ describe('two replicas sharing one SQLite file', () => {
       expect(reply.json.result.tools.map((t: { name: string }) => t.name)).toContain('blocks.create');
     }
     expect({ a: served.a - before.a, b: served.b - before.b }).toEqual({ a: 10, b: 10 });
+  });
+
+  it('counts what each upstream served on its stats page', async () => {
+    const stats = async () => ((await (await fetch(`${balancer.baseUrl}${STATS_PATH}`)).json()) as { upstreams: { url: string; requests: number }[] }).upstreams;
+    const before = await stats();
+    const { apiKey } = await bootstrap(a);
+    for (let i = 0; i < 6; i++) await post(`${balancer.baseUrl}/api/mcp/v1`, { jsonrpc: '2.0', id: i, method: 'tools/list' }, { key: apiKey });
+    const after = await stats();
+    expect(after.map((u) => u.url)).toEqual([a.baseUrl, b.baseUrl]);
+    expect(after.map((u, i) => u.requests - before[i]!.requests)).toEqual([3, 3]);
   });
 
   it('bootstraps through the balancer and uses the key on both replicas', async () => {
