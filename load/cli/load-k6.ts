@@ -1,0 +1,187 @@
+/**
+ * `npm run load:k6`: the k6 engine. Installs the pinned k6 when missing, prepares the target (announced
+ * first, loopback guard), sizes the run under the hard caps, and runs the plain k6 script with every input in
+ * k6's environment (never its command line: a key on a command line shows in `ps`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
+import { parseCommandLine, usageError } from '../../src/cli/command-line.js';
+import { readInputs, scenarioVus, type Inputs } from '../k6/inputs.ts';
+import { CAPS, capProblem } from '../safety.js';
+import { SCENARIOS } from '../scenarios.js';
+import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetKind } from '../target.js';
+
+const USAGE = `Usage: npm run load:k6 -- [options]
+
+Runs the k6 scripts of load/k6/ (open-model arrival rate, one k6 scenario per load scenario, thresholds as
+gates) and writes k6-summary.json, k6-junit.xml and load-k6.json to the report directory.
+
+Target
+  --target embedded|url|container  where to send load (default embedded: the reference server in its own
+                          process; url: --base-url; container: the repository's image via testcontainers)
+  --base-url <url>        the service's base URL (url target); loopback only unless --allow-remote
+  --api-key <key>         a live key (or env MCP_API_KEY); default: one from the bootstrap endpoint
+  --allow-remote          allow a non-loopback --base-url (load is traffic someone pays for)
+  --mutant <name>         embedded only: a deliberately broken reference (the harness's own tests)
+
+Load
+  --scenario <name>       smoke, or a scenario name or comma-separated list (default tools-list):
+                          ${SCENARIOS.map((s) => s.name).join(', ')}
+                          smoke: tools-list and schedule-preview at 10/s each for 3 s, gated on no error
+  --rate <req/s>          arrival rate per scenario (default 100; smoke 10)
+  --duration <s>          seconds of load (default 10; smoke 3; at most ${CAPS.durationS})
+  --vus <n>               VUs pre-allocated per scenario (default 1.5x rate x expected latency, at least 2)
+  --max-vus <n>           VU ceiling per scenario (default 10x rate x expected latency)
+  --p99 <ms>              threshold: each scenario's p99 request duration under this (default 2000)
+
+Run
+  --report-dir <dir>      where the files go (default reports/latest)
+  -h, --help              this help
+
+Caps: rate x duration x scenarios at most ${CAPS.requests} requests; VUs at most ${CAPS.connections} in all.
+Exit status: 0 all thresholds passed, 1 a threshold crossed (k6 exit 99), 2 bad usage, unreachable target or
+k6 failing to run.`;
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
+
+const fail = (message: string): never => usageError(USAGE, message);
+
+const { values } = parseCommandLine(USAGE, {
+  target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
+  mutant: { type: 'string' }, scenario: { type: 'string' }, rate: { type: 'string' }, duration: { type: 'string' },
+  vus: { type: 'string' }, 'max-vus': { type: 'string' }, p99: { type: 'string' }, 'report-dir': { type: 'string' },
+});
+
+const kind = (values.target ?? (values['base-url'] ? 'url' : 'embedded')) as LoadTargetKind;
+if (!LOAD_TARGET_KINDS.includes(kind)) fail(`--target must be ${LOAD_TARGET_KINDS.join(', ')} (got "${kind}")`);
+const baseUrlOption = values['base-url'];
+if (baseUrlOption !== undefined && !(URL.canParse(baseUrlOption) && /^https?:$/.test(new URL(baseUrlOption).protocol))) fail(`--base-url must be an http(s) URL (got "${baseUrlOption}")`);
+if (kind === 'url' && !baseUrlOption) fail('--target url needs --base-url');
+if (kind !== 'url' && baseUrlOption) fail(`--target ${kind} runs its own server: it takes no --base-url`);
+if (values.mutant !== undefined) {
+  if (kind !== 'embedded') fail('--mutant works with the embedded target only');
+  const known = [...MUTANTS, ...LOAD_MUTANTS].map((m) => m.name);
+  if (!known.includes(values.mutant)) fail(`unknown mutant "${values.mutant}"`);
+}
+for (const [option, value] of [['--rate', values.rate], ['--duration', values.duration], ['--vus', values.vus], ['--max-vus', values['max-vus']], ['--p99', values.p99]] as const) {
+  if (value !== undefined && !/^\d+(\.\d+)?$/.test(value)) fail(`${option} must be a positive number (got "${value}")`);
+}
+
+/** The script's inputs, except the target's URL and key (added once the target is up). */
+const loadEnv: Record<string, string> = {
+  LOAD_SCENARIO: values.scenario ?? 'tools-list',
+  ...(values.rate !== undefined && { LOAD_RATE: values.rate }),
+  ...(values.duration !== undefined && { LOAD_DURATION: values.duration }),
+  ...(values.vus !== undefined && { LOAD_VUS: values.vus }),
+  ...(values['max-vus'] !== undefined && { LOAD_MAX_VUS: values['max-vus'] }),
+  ...(values.p99 !== undefined && { LOAD_P99_MS: values.p99 }),
+  LOAD_TARGET_KIND: kind,
+};
+
+const OPTION_OF: Record<string, string> = {
+  LOAD_SCENARIO: '--scenario', LOAD_RATE: '--rate', LOAD_DURATION: '--duration', LOAD_VUS: '--vus', LOAD_MAX_VUS: '--max-vus', LOAD_P99_MS: '--p99',
+};
+// The script's own reading of the inputs, so that the caps are checked on exactly what k6 will run.
+function scriptInputs(): Inputs {
+  try {
+    return readInputs({ ...loadEnv, MCP_BASE_URL: 'http://127.0.0.1', MCP_API_KEY: 'placeholder' });
+  } catch (err) {
+    return fail((err as Error).message.replace(/\b(LOAD_[A-Z0-9_]+)\b/g, (name) => OPTION_OF[name] ?? name));
+  }
+}
+const inputs = scriptInputs();
+const n = inputs.scenarios.length;
+const problem =
+  capProblem('--duration', inputs.durationS, 1, CAPS.durationS) ??
+  capProblem('--rate x scenarios', inputs.ratePerScenario * n, 0, CAPS.rate) ??
+  capProblem('--max-vus x scenarios', inputs.scenarios.reduce((sum, s) => sum + scenarioVus(inputs, s).maxVus, 0), 1, CAPS.connections) ??
+  capProblem('requests (--rate x --duration x scenarios)', Math.ceil(inputs.ratePerScenario * inputs.durationS * n), 1, CAPS.requests);
+if (problem) fail(problem);
+
+const reportDir = resolve(values['report-dir'] ?? 'reports/latest');
+const script = join(ROOT, 'load', 'k6', inputs.smoke ? 'smoke.ts' : 'stateless-post.ts');
+
+/** The pinned k6, built by the project script when missing or another version (a no-op otherwise). */
+function ensureK6(): string {
+  const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const path = result.stdout.trim().split('\n').pop() ?? '';
+  if (result.status !== 0 || !existsSync(path)) {
+    console.error('error: k6 is not installed and scripts/install-k6.sh could not build it');
+    process.exit(2);
+  }
+  return path;
+}
+
+/**
+ * k6's environment: the parent's, less anything that would steer k6 or the script behind the caps' back
+ * (K6_* options such as K6_DURATION, inherited LOAD_*, MCP_* or SUMMARY_DIR), plus this run's inputs.
+ */
+function k6Environment(target: LoadTarget): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(K6_|LOAD_|MCP_|SUMMARY_DIR$)/.test(name)) env[name] = value;
+  }
+  return {
+    ...env,
+    ...loadEnv,
+    MCP_BASE_URL: target.baseUrl,
+    MCP_API_KEY: target.apiKey,
+    SUMMARY_DIR: reportDir,
+    // No anonymous usage report to Grafana from a test run.
+    K6_NO_USAGE_REPORT: 'true',
+  };
+}
+
+/** Runs k6 with its output streamed; resolves with its exit code (null when killed by a signal). */
+function runK6(k6: string, target: LoadTarget): Promise<number | null> {
+  // --address '': no REST API listener (several runs on one machine would fight over port 6565).
+  const child = spawn(k6, ['run', '--address', '', script], { cwd: ROOT, env: k6Environment(target), stdio: ['ignore', 'inherit', 'inherit'] });
+  // Ctrl-C reaches k6 too (same process group): k6 stops and still writes its summary. SIGTERM is passed on.
+  const onSigint = () => console.error('load:k6: interrupted, waiting for k6 to write its summary');
+  const onSigterm = () => child.kill('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  return new Promise((resolveExit, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+      resolveExit(code);
+    });
+  });
+}
+
+const k6 = ensureK6();
+let target: LoadTarget;
+try {
+  target = await prepareLoadTarget({ kind, baseUrl: baseUrlOption, apiKey: values['api-key'] ?? process.env.MCP_API_KEY, allowRemote: values['allow-remote'] ?? false, mutant: values.mutant });
+} catch (err) {
+  console.error(`error: ${(err as Error).message}`);
+  process.exit(2);
+}
+
+let code: number | null;
+try {
+  mkdirSync(reportDir, { recursive: true });
+  // A stale file from an earlier run must not pass for this run's result.
+  for (const file of OUTPUT_FILES) rmSync(join(reportDir, file), { force: true });
+  console.error(`load:k6: ${inputs.scenarios.map((s) => s.name).join(', ')} at ${inputs.ratePerScenario}/s each for ${inputs.durationS} s (${script.slice(ROOT.length)})`);
+  code = await runK6(k6, target);
+} finally {
+  await target.close();
+}
+
+const written = OUTPUT_FILES.map((file) => join(reportDir, file)).filter((path) => existsSync(path));
+if (written.length > 0) console.log(`reports:\n${written.map((path) => `  ${path}`).join('\n')}`);
+// "A failed threshold exits 99"; any other failure means k6 could not run the test: no verdict.
+if (code === 0 && written.length === OUTPUT_FILES.length) process.exit(0);
+if (code === 99 && written.length === OUTPUT_FILES.length) {
+  console.error('load:k6: a threshold was crossed (see k6-junit.xml)');
+  process.exit(1);
+}
+console.error(`load:k6: k6 ${code === null ? 'was killed' : `exited ${code}`}${written.length < OUTPUT_FILES.length ? ' without writing its summary files' : ''}`);
+process.exit(2);

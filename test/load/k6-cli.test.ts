@@ -1,0 +1,150 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { K6LoadReport } from '../../load/k6/summary.ts';
+import { UNTHROTTLED } from '../../load/target.ts';
+import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.ts';
+
+// `npm run load:k6` for real: k6 (the pinned build in .tools/bin) against the reference server. k6 missing
+// is a failure, never a skip: beforeAll builds it with the project script (about a minute when missing).
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dirs: string[] = [];
+let server: ReferenceServer;
+let apiKey: string;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  dir: string;
+  files: Record<string, string>;
+}
+
+/** Runs the CLI as a child process; resolves with its exit code, output and the files it wrote. */
+function loadK6(args: string[]): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'load-k6-'));
+  dirs.push(dir);
+  const env = { ...process.env };
+  delete env.MCP_API_KEY;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'load/cli/load-k6.ts', ...args, '--report-dir', dir], { cwd: ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const files: Record<string, string> = {};
+        for (const f of ['k6-summary.json', 'k6-junit.xml', 'load-k6.json']) if (existsSync(join(dir, f))) files[f] = readFileSync(join(dir, f), 'utf8');
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, dir, files });
+      });
+  });
+}
+
+const report = (run: Run) => JSON.parse(run.files['load-k6.json']!) as K6LoadReport;
+const unescape = (s: string) => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
+const testcases = (xml: string) => [...xml.matchAll(/<testcase [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)].map((m) => ({ name: unescape(m[1]!), failed: m[2]!.includes('<failure') }));
+
+/** No key, neither the one given nor one the CLI bootstrapped (`<prefix>_live_<secret>`), in any output. */
+function expectNoKey(run: Run, key?: string): void {
+  for (const [name, text] of Object.entries({ stdout: run.stdout, stderr: run.stderr, ...run.files })) {
+    if (key) expect(text.includes(key), `${name} holds the API key`).toBe(false);
+    expect(text, name).not.toMatch(/_live_[A-Za-z0-9]{8,}/);
+  }
+}
+
+beforeAll(async () => {
+  execFileSync('bash', ['scripts/install-k6.sh'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  server = await startReference(UNTHROTTLED);
+  apiKey = (await bootstrap(server)).apiKey;
+}, 600_000);
+
+afterAll(async () => {
+  await server?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run load:k6', () => {
+  it('runs the smoke scenario against the embedded reference: exit 0, every threshold a passing testcase', async () => {
+    const run = await loadK6(['--scenario', 'smoke']);
+    expect(run.code, run.stderr).toBe(0);
+    // The target is announced before k6 starts.
+    expect(run.stderr).toMatch(/target: embedded reference server[^\n]*\n[\s\S]*load:k6: tools-list, schedule-preview/);
+    expect(run.stdout).toMatch(/all thresholds passed/);
+    const r = report(run);
+    expect(r.engine).toBe('k6');
+    expect(r.target.kind).toBe('embedded');
+    expect(r.scenarios.map((s) => s.name)).toEqual(['tools-list', 'schedule-preview']);
+    for (const s of r.scenarios) {
+      expect(s.requests, s.name).toBeGreaterThan(0);
+      expect([s.errors, s.errorsByKind], s.name).toEqual([0, {}]);
+      expect(s.latencyMs.p99, s.name).toBeGreaterThan(0);
+    }
+    const streaming = r.scenarios[1]!.streaming!;
+    expect(streaming.responses).toBe(r.scenarios[1]!.requests);
+    expect(streaming.progressEvents.min).toBeGreaterThanOrEqual(1);
+    expect(streaming.timeToFirstEventMs.p50).toBeGreaterThan(0);
+    // The reference flushes its SSE headers first: first byte comes well before the end of the stream.
+    expect(streaming.timeToResultMs.p50).toBeGreaterThan(streaming.timeToFirstEventMs.p50);
+    const cases = testcases(run.files['k6-junit.xml']!);
+    expect(cases.map((c) => c.name).sort()).toEqual(r.thresholds.map((t) => t.expression).sort());
+    expect(cases.map((c) => c.name)).toEqual(expect.arrayContaining(['reply_ok: rate==1', 'http_req_failed: rate==0', 'http_req_duration{scenario:tools-list}: p(99)<2000']));
+    expect(cases.every((c) => !c.failed)).toBe(true);
+    expect(JSON.parse(run.files['k6-summary.json']!)).toHaveProperty('metrics.reply_ok');
+    expectNoKey(run);
+  }, 90_000);
+
+  it('fails the reply gate on a reference that drops progress: exit 1, a JUnit failure on reply_ok only', async () => {
+    const run = await loadK6(['--scenario', 'smoke', '--mutant', 'progress-dropped']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/a threshold was crossed/);
+    const r = report(run);
+    expect(r.scenarios[0]!.errors).toBe(0);
+    expect(Object.keys(r.scenarios[1]!.errorsByKind)).toEqual(['stream-few-progress']);
+    expect(r.scenarios[1]!.errors).toBe(r.scenarios[1]!.requests);
+    expect(testcases(run.files['k6-junit.xml']!).filter((c) => c.failed).map((c) => c.name)).toEqual(['reply_ok: rate==1']);
+    expectNoKey(run);
+  }, 90_000);
+
+  it('fails the latency gate on an impossible p99 (url target, a given key that appears nowhere)', async () => {
+    const run = await loadK6(['--target', 'url', '--base-url', server.baseUrl, '--api-key', apiKey, '--scenario', 'tools-list', '--rate', '20', '--duration', '1', '--p99', '0.001']);
+    expect(run.code, run.stderr).toBe(1);
+    const r = report(run);
+    expect(r.scenarios[0]!.errors).toBe(0);
+    expect(testcases(run.files['k6-junit.xml']!).filter((c) => c.failed).map((c) => c.name)).toEqual(['http_req_duration{scenario:tools-list}: p(99)<0.001']);
+    expectNoKey(run, apiKey);
+  }, 90_000);
+
+  it('fails the HTTP gate when every request is refused (a wrong key): 401s counted as http-4xx', async () => {
+    const wrongKey = `cnv_live_${'x'.repeat(32)}`;
+    const run = await loadK6(['--target', 'url', '--base-url', server.baseUrl, '--api-key', wrongKey, '--scenario', 'tools-list', '--rate', '20', '--duration', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    const r = report(run);
+    expect(r.scenarios[0]!.errorsByKind).toEqual({ 'http-4xx': r.scenarios[0]!.requests });
+    const failed = testcases(run.files['k6-junit.xml']!).filter((c) => c.failed).map((c) => c.name);
+    expect(failed.sort()).toEqual(['http_req_failed: rate<0.01', 'reply_ok: rate>0.99']);
+    expectNoKey(run, wrongKey);
+  }, 90_000);
+
+  it('exits 2 on bad usage and unsafe targets, before any traffic', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--bogus'], /Unknown option '--bogus'/],
+      [['--scenario', 'nope'], /--scenario: unknown scenario "nope"/],
+      [['--rate', 'fast'], /--rate must be a positive number/],
+      [['--rate', '0'], /--rate must be a positive number/],
+      [['--duration', '301'], /--duration must be from 1 to 300/],
+      [['--rate', '10000', '--duration', '300'], /requests \(--rate x --duration x scenarios\) must be from 1 to 2000000/],
+      [['--vus', '9', '--max-vus', '3'], /--max-vus \(3\) must be at least --vus \(9\)/],
+      [['--target', 'url'], /--target url needs --base-url/],
+      [['--target', 'url', '--base-url', 'http://127.0.0.1:1', '--mutant', 'progress-dropped'], /--mutant works with the embedded target only/],
+      [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"/],
+      [['--target', 'url', '--base-url', 'http://192.0.2.1:9', '--api-key', 'k'], /not a loopback address/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => loadK6(args)));
+    runs.forEach((run, i) => {
+      expect(run.code, cases[i]![0].join(' ')).toBe(2);
+      expect(run.stderr, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
+      expect(run.stderr).not.toMatch(/k6 load:|load:k6: .* at /);
+      expect(Object.keys(run.files)).toEqual([]);
+    });
+  }, 90_000);
+});
