@@ -1,0 +1,34 @@
+/** load.json: written as is, and read back (a baseline) only when it matches reports/load.schema.json. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { scrubKeys } from '../../src/reports/junit.js';
+import type { LoadReport } from './load-results.js';
+
+export const LOAD_JSON = 'load.json';
+export const LOAD_SCHEMA_PATH = new URL('../../reports/load.schema.json', import.meta.url);
+
+let validate: ValidateFunction | undefined;
+
+/** What keeps `value` from being a load.json, as `path: message` lines (empty when it is one). */
+export function loadReportProblems(value: unknown): string[] {
+  if (!validate) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    addFormats.default(ajv);
+    validate = ajv.compile(JSON.parse(readFileSync(LOAD_SCHEMA_PATH, 'utf8')) as object);
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
+}
+
+export function renderLoadJson(report: LoadReport): string {
+  // The report never holds a key; scrubbing is the second line of defence, as in every report writer.
+  return scrubKeys(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+export function writeLoadJson(report: LoadReport, dir: string): string {
+  const file = join(dir, LOAD_JSON);
+  writeFileSync(file, renderLoadJson(report));
+  return file;
+}

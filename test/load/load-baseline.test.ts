@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectValidLoad } from './load-schema.js';
+import { readReport, reportText, runLoad } from './load-run.js';
+
+// The regression gate against a stored baseline, end to end. schedule-preview's latency is the reference's
+// fixed streaming delays, so its throughput and p99 barely move between two runs on a busy machine.
+
+const root = mkdtempSync(join(tmpdir(), 'load-baseline-'));
+const args = (dir: string) => ['--scenario', 'schedule-preview', '--duration', '2', '--connections', '3', '--report-dir', dir, '--quiet'];
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the baseline regression gate', () => {
+  const first = join(root, 'first');
+  beforeAll(async () => {
+    const run = await runLoad(args(first));
+    expect(run.code, run.stderr).toBe(0);
+  }, 90_000);
+
+  it('fails against a baseline with an impossible throughput (exit 1, JUnit failure)', async () => {
+    const impossible = readReport(first);
+    impossible.scenarios[0]!.requestsPerSecond = 1e9;
+    const file = join(root, 'impossible.json');
+    writeFileSync(file, JSON.stringify(impossible));
+    const dir = join(root, 'against-impossible');
+    // No --threshold: the defaults are errors==0 and, with a baseline, regression<=20%.
+    const run = await runLoad([...args(dir), '--baseline', file]);
+    expect(run.code, run.stderr).toBe(1);
+    const report = readReport(dir);
+    expectValidLoad(report);
+    const c = report.baseline!.scenarios[0]!;
+    expect(c.requestsPerSecond.baseline).toBe(1e9);
+    expect(c.requestsPerSecond.changePct).toBeLessThan(-99);
+    expect(c.regressionPct).toBeGreaterThan(99);
+    const byExpr = Object.fromEntries(report.thresholds.map((t) => [t.expression, t]));
+    expect(byExpr['errors==0']).toMatchObject({ ok: true, origin: 'default' });
+    expect(byExpr['regression<=20%']).toMatchObject({ ok: false, origin: 'default' });
+    expect(byExpr['regression<=20%']!.note).toMatch(/req\/s −\d/);
+    expect(reportText(dir, 'load-junit.xml')).toMatch(/name="regression&lt;=20%" time="0">\s*<failure type="threshold" message="expected regression&lt;=20%, actual \d/);
+    expect(reportText(dir, 'load.md')).toMatch(/\| schedule-preview \|.*\| req\/s −\d+(\.\d)? % \(1000000000\)/);
+  }, 90_000);
+
+  it('passes against its own earlier run with a loose tolerance', async () => {
+    const dir = join(root, 'against-itself');
+    const run = await runLoad([...args(dir), '--baseline', join(first, 'load.json'), '--threshold', 'regression<=50%', '--threshold', 'errors==0']);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const report = readReport(dir);
+    expectValidLoad(report);
+    expect(report.baseline!.file).toBe(join(first, 'load.json'));
+    expect(report.baseline!.missing).toEqual([]);
+    const gate = report.thresholds.find((t) => t.metric === 'regression')!;
+    expect(gate).toMatchObject({ ok: true, origin: 'option', scenario: 'schedule-preview' });
+    expect(run.stdout).toMatch(/vs baseline: req\/s [+−±][\d.]+ %, p99 [+−±][\d.]+ %/);
+  }, 90_000);
+});
