@@ -1,7 +1,9 @@
 /** Puts a load run together (thresholds, baseline, verdict) and writes its four files. */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { writeHtml } from '../../src/reports/report-html.js';
+import type { Results } from '../../src/results.js';
 import { writeLoadHtml } from './load-html.js';
 import { writeLoadJson } from './load-json.js';
 import { writeLoadJunit } from './load-junit.js';
@@ -48,8 +50,21 @@ export function assembleLoadReport(parts: {
   };
 }
 
-/** Writes load.json, load.md, load.html and load-junit.xml; returns their absolute paths. */
+/**
+ * Writes load.json, load.md, load.html and load-junit.xml; returns their absolute paths. When a conformance
+ * run's results.json is in the same directory, its report.html is written again with the load plots in it.
+ */
 export function writeLoadReports(report: LoadReport, dir: string): string[] {
   mkdirSync(dir, { recursive: true });
-  return [writeLoadJson(report, dir), writeLoadMd(report, dir), writeLoadHtml(report, dir), writeLoadJunit(report, dir)].map((f) => resolve(f));
+  const files = [writeLoadJson(report, dir), writeLoadMd(report, dir), writeLoadHtml(report, dir), writeLoadJunit(report, dir)].map((f) => resolve(f));
+  const conformance = join(dir, 'results.json');
+  if (existsSync(conformance)) {
+    try {
+      writeHtml(JSON.parse(readFileSync(conformance, 'utf8')) as Results, dir);
+      files.push(resolve(dir, 'report.html'));
+    } catch (err) {
+      console.error(`load: report.html not updated (${(err as Error).message})`);
+    }
+  }
+  return files;
 }

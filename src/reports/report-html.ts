@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequirementResult, Results } from '../results.js';
 import type { CheckRecord } from '../verdict.js';
@@ -6,6 +6,9 @@ import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
+import { renderLoadSection } from '../../load/report/load-html.js';
+import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
+import type { LoadReport } from '../../load/report/load-results.js';
 
 /*
  * report.html: one self-contained page for a person: the requirement matrix (filterable by status and
@@ -226,8 +229,8 @@ const SCRIPT = `
 })();
 `;
 
-/** The self-contained HTML report of a run. */
-export function renderHtml(results: Results): string {
+/** The self-contained HTML report of a run; with a load run's report beside it, its plots too. */
+export function renderHtml(results: Results, load?: LoadReport): string {
   const t = results.totals;
   const reqs = results.requirements;
   const word = statusWord(results);
@@ -280,6 +283,7 @@ ${reqs.map(matrixRow).join('\n')}
 </tbody>
 </table>
 </section>
+${load ? renderLoadSection(load) : ''}
 </main>
 <script>${SCRIPT}</script>
 </body>
@@ -288,6 +292,18 @@ ${reqs.map(matrixRow).join('\n')}
   return html;
 }
 
+/** A valid load.json in the report directory (`npm run load` writes it), so one report shows both runs. */
+function loadBeside(dir: string): LoadReport | undefined {
+  const path = join(dir, LOAD_JSON);
+  if (!existsSync(path)) return undefined;
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return loadReportProblems(value).length === 0 ? (value as LoadReport) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function writeHtml(results: Results, dir: string): void {
-  writeFileSync(join(dir, 'report.html'), renderHtml(results));
+  writeFileSync(join(dir, 'report.html'), renderHtml(results, loadBeside(dir)));
 }
