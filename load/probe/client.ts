@@ -1,0 +1,135 @@
+/**
+ * The probe's one kind of request: a cheap stateless POST (`tools/list`, from the shared scenarios) with a
+ * given key, sent through an undici pool, answered with what the probe needs to know about the reply
+ * (status, time, the rate-limit header fields, the JSON-RPC error code of a 429). Keys go into the
+ * Authorization header and nowhere else: a reply record never holds one.
+ */
+import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { MCP_PATH, requestHeaders, scenarioByName } from '../scenarios.js';
+
+/** The rate-limit header fields the probe records (lower case), and nothing else of a reply's headers. */
+export const RATE_LIMIT_FIELDS = [
+  'retry-after', 'date', 'ratelimit-policy', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset',
+  'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
+] as const;
+
+export interface ProbeReply {
+  /** HTTP status; 0 when no reply came (connection error, timeout, abort). */
+  status: number;
+  /** ms since the probe's clock origin. */
+  sentAt: number;
+  receivedAt: number;
+  /** The rate-limit fields of the reply, comma-joined when repeated. */
+  headers: Partial<Record<(typeof RATE_LIMIT_FIELDS)[number], string>>;
+  /** JSON-RPC `error.code` of a 429's body, when it has one. */
+  rpcCode?: number;
+  /** Why there was no reply (status 0). */
+  error?: string;
+}
+
+export class RequestBudgetExhausted extends Error {}
+
+const TOOLS_LIST = JSON.stringify(scenarioByName('tools-list')!.requests[0]!.body);
+
+export interface ProbeClientOptions {
+  /** The service's base URL (the MCP path is added). */
+  baseUrl: string;
+  /** Connections of the pool = most requests in flight at once. */
+  connections: number;
+  /** Requests this client may send in all; beyond it `send` throws RequestBudgetExhausted. */
+  maxRequests: number;
+  timeoutMs: number;
+  /** Aborts every request in flight (the probe's hard deadline). */
+  signal?: AbortSignal;
+  /** Sees every reply (the probe counts its 429s and keeps sample fields). */
+  onReply?: (reply: ProbeReply) => void;
+}
+
+export class ProbeClient {
+  private readonly pool: Pool;
+  private sentCount = 0;
+  private inFlightCount = 0;
+  /** Clock origin of every timestamp in the replies. */
+  readonly origin = performance.now();
+
+  constructor(private readonly options: ProbeClientOptions) {
+    // Every request in flight listens on the one deadline signal.
+    if (options.signal) setMaxListeners(0, options.signal);
+    this.pool = new Pool(new URL(options.baseUrl).origin, {
+      connections: options.connections,
+      pipelining: 1,
+      keepAliveTimeout: 10_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  get sent(): number {
+    return this.sentCount;
+  }
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  get remaining(): number {
+    return this.options.maxRequests - this.sentCount;
+  }
+
+  now(): number {
+    return performance.now() - this.origin;
+  }
+
+  /** One tools/list POST with `key`. Never rejects except for the request budget. */
+  async send(key: string): Promise<ProbeReply> {
+    if (this.sentCount >= this.options.maxRequests) throw new RequestBudgetExhausted(`the request cap (${this.options.maxRequests}) is reached`);
+    this.sentCount++;
+    this.inFlightCount++;
+    const sentAt = this.now();
+    try {
+      const res = await this.pool.request({
+        path: `${new URL(this.options.baseUrl).pathname.replace(/\/$/, '')}${MCP_PATH}`,
+        method: 'POST',
+        headers: requestHeaders(key),
+        body: TOOLS_LIST,
+        ...(this.options.signal && { signal: this.options.signal }),
+      });
+      const headers: ProbeReply['headers'] = {};
+      for (const name of RATE_LIMIT_FIELDS) {
+        const v = res.headers[name];
+        if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      let rpcCode: number | undefined;
+      if (res.statusCode === 429) {
+        const text = await res.body.text();
+        try {
+          const code = (JSON.parse(text) as { error?: { code?: unknown } })?.error?.code;
+          if (typeof code === 'number') rpcCode = code;
+        } catch {
+          // not JSON: no code to record
+        }
+      } else {
+        await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+      }
+      const reply: ProbeReply = { status: res.statusCode, sentAt, receivedAt: this.now(), headers, ...(rpcCode !== undefined && { rpcCode }) };
+      this.options.onReply?.(reply);
+      return reply;
+    } catch (err) {
+      // Error messages of undici name the origin and the cause, never request headers.
+      const reply: ProbeReply = { status: 0, sentAt, receivedAt: this.now(), headers: {}, error: (err as Error).message };
+      this.options.onReply?.(reply);
+      return reply;
+    } finally {
+      this.inFlightCount--;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+export const isOk = (r: ProbeReply) => r.status >= 200 && r.status < 300;
+export const isThrottled = (r: ProbeReply) => r.status === 429;

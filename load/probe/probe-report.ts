@@ -1,0 +1,136 @@
+/**
+ * The probe's reports: probe.json (everything measured), probe.md (for a pull request or a release
+ * note), probe.html (self-contained, with the curve: offered rate vs served rate, and the 429 share) and
+ * probe-junit.xml (one testcase per verdict, for CI). Every file passes through the key scrubbers last.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scrubKeys, xmlEscape } from '../../src/reports/junit.js';
+import { htmlEscape } from '../../src/reports/report-html.js';
+import { mdText } from '../../src/reports/summary-md.js';
+import { lineChart } from '../report/svg-chart.js';
+import { fmt, type Verdict } from './analysis.js';
+import type { ProbeResult } from './probe.js';
+
+export const PROBE_REPORT_FILES = ['probe.json', 'probe.md', 'probe.html', 'probe-junit.xml'] as const;
+
+const STATUS_WORD: Record<Verdict['status'], string> = { pass: 'pass', fail: 'FAIL', 'not-testable': 'not testable', 'not-requested': 'not requested' };
+
+export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : 'PASS');
+
+function cell(text: string): string {
+  return mdText(text).replace(/\|/g, '\\|');
+}
+
+export function renderProbeMarkdown(r: ProbeResult): string {
+  const lines = [
+    `# Rate-limit probe: ${verdictWord(r)}`,
+    '',
+    `Target: ${mdText(r.target.description)}${r.plan ? `, plan ${mdText(r.plan)}` : ''}; ${r.requests} requests in ${r.durationS} s (started ${r.startedAt}).`,
+    '',
+    '## Verdicts',
+    '',
+    '| verdict | status | detail |',
+    '| --- | --- | --- |',
+    ...r.verdicts.map((v) => `| ${cell(v.id)} | ${STATUS_WORD[v.status]} | ${cell(v.message)} |`),
+    '',
+    '## Findings',
+    '',
+    ...r.findings.map((f) => `- ${mdText(f)}`),
+    '',
+    '## Steps',
+    '',
+    'Each step starts from an emptied bucket; over the limit, the served rate is the refill rate.',
+    '',
+    '| # | phase | offered req/s | s | served (2xx) | served/s | 429 | 429 share | other | not sent | class |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...r.steps.map((s) => `| ${s.index} | ${s.phase} | ${fmt(s.offered)} | ${s.durationS.toFixed(1)} | ${s.accepted2xx} | ${fmt(s.acceptedRate)} | ${s.throttled429} | ${(s.throttledShare * 100).toFixed(0)} % | ${s.other} | ${s.notSent} | ${s.class} |`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function curve(r: ProbeResult): string {
+  const steps = [...r.steps].sort((a, b) => a.offered - b.offered);
+  const served = lineChart({
+    title: 'Offered vs served rate',
+    xLabel: 'offered (requests/s)',
+    yLabel: 'requests/s',
+    markers: true,
+    series: [
+      { name: 'served (2xx/s)', points: steps.map((s) => [s.offered, s.acceptedRate]) },
+      { name: '429/s', points: steps.map((s) => [s.offered, s.throttled429 / s.durationS]) },
+      { name: 'offered', points: steps.map((s) => [s.offered, s.offered]) },
+    ],
+  });
+  const share = lineChart({
+    title: '429 share by offered rate',
+    xLabel: 'offered (requests/s)',
+    yLabel: '% of requests answered 429',
+    markers: true,
+    series: [{ name: '429 share (%)', points: steps.map((s) => [s.offered, s.throttledShare * 100]) }],
+  });
+  return served + share;
+}
+
+export function renderProbeHtml(r: ProbeResult): string {
+  const h = htmlEscape;
+  const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Rate-limit probe: ${verdictWord(r)}</title>
+<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}.fail{color:#b00;font-weight:bold}.pass{color:#060}svg{display:block;margin:1em 0}</style>
+</head><body>
+<h1>Rate-limit probe: <span class="${r.exitCode ? 'fail' : 'pass'}">${verdictWord(r)}</span></h1>
+<p>Target: ${h(r.target.description)}${r.plan ? `, plan ${h(r.plan)}` : ''}; ${r.requests} requests in ${r.durationS} s (started ${h(r.startedAt)}). Keys: ${h(r.keys)}.</p>
+<h2>Verdicts</h2>
+<table><tr><th>verdict</th><th>status</th><th>detail</th></tr>
+${r.verdicts.map((v) => `<tr><td>${h(v.id)}</td><td class="${v.status === 'fail' ? 'fail' : v.status === 'pass' ? 'pass' : ''}">${h(STATUS_WORD[v.status])}</td><td>${h(v.message)}</td></tr>`).join('\n')}
+</table>
+<h2>Findings</h2>
+<ul>${r.findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>
+<h2>The curve</h2>
+<p>Every step starts from an emptied bucket: below the limit every request is served; above it only the refill is, so the served rate flattens at the sustained limit.</p>
+${curve(r)}
+<h2>Steps</h2>
+<table><tr><th>#</th><th>phase</th><th>offered req/s</th><th>s</th><th>served</th><th>served/s</th><th>429</th><th>429 share</th><th>other</th><th>not sent</th><th>class</th></tr>
+${r.steps.map((s) => row([String(s.index), h(s.phase), fmt(s.offered), s.durationS.toFixed(1), String(s.accepted2xx), fmt(s.acceptedRate), String(s.throttled429), `${(s.throttledShare * 100).toFixed(0)} %`, String(s.other), String(s.notSent), h(s.class)])).join('\n')}
+</table>
+</body></html>
+`;
+}
+
+export function renderProbeJunit(r: ProbeResult): string {
+  const cases = r.verdicts.map((v) => {
+    const open = `  <testcase classname="probe-rate-limit" name="${xmlEscape(`${v.id}: ${v.name}`)}" time="0">`;
+    if (v.status === 'fail') return `${open}\n    <failure message="${xmlEscape(v.message)}">${xmlEscape(v.message)}</failure>\n  </testcase>`;
+    if (v.status === 'not-testable' || v.status === 'not-requested') return `${open}\n    <skipped message="${xmlEscape(v.message)}"/>\n  </testcase>`;
+    return `${open}\n    <system-out>${xmlEscape(v.message)}</system-out>\n  </testcase>`;
+  });
+  const failures = r.verdicts.filter((v) => v.status === 'fail').length;
+  const skipped = r.verdicts.filter((v) => v.status === 'not-testable' || v.status === 'not-requested').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="probe-rate-limit" tests="${r.verdicts.length}" failures="${failures}" skipped="${skipped}" time="${r.durationS}">
+<testsuite name="rate-limit probe: ${xmlEscape(r.target.description)}" tests="${r.verdicts.length}" failures="${failures}" skipped="${skipped}" errors="0" time="${r.durationS}">
+${cases.join('\n')}
+</testsuite>
+</testsuites>
+`;
+}
+
+/** Writes the four reports to `dir`; `redact` blanks any key the probe used (a second line of defence). */
+export function writeProbeReports(r: ProbeResult, dir: string, redact: (text: string) => string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const texts: Record<(typeof PROBE_REPORT_FILES)[number], string> = {
+    'probe.json': `${JSON.stringify(r, null, 2)}\n`,
+    'probe.md': renderProbeMarkdown(r),
+    'probe.html': renderProbeHtml(r),
+    'probe-junit.xml': renderProbeJunit(r),
+  };
+  return PROBE_REPORT_FILES.map((name) => {
+    const path = join(dir, name);
+    writeFileSync(path, scrubKeys(redact(texts[name])));
+    return path;
+  });
+}
