@@ -72,16 +72,28 @@ export function runScenario(target: { mcpUrl: string; apiKey: string }, scenario
     const u = new URL(target.mcpUrl);
     return `${u.pathname}${u.search}`;
   })();
-  const requests = weightedCycle(scenario).map((request) => ({
-    method: 'POST' as const,
-    path,
-    body: JSON.stringify(request.body),
-    onResponse: (status: number, body: string, _context: object, headers: Record<string, unknown>) => {
-      const contentType = headerValue(headers, 'content-type');
-      const ok2xx = status >= 200 && status < 300;
-      judged = { request, verdict: checkReply(request, status, contentType, ok2xx ? replyMessages(contentType, body) : undefined) };
-    },
-  }));
+  const requests = weightedCycle(scenario).map((request) => {
+    // A stateless service answers one request with the same bytes again and again, and the verdict is a
+    // function of the request, status, content type and body: a reply identical to the last one gets its
+    // verdict without parsing it again (parsing every 9.5 KB tools/list reply cost the runner 3/4 of its rate).
+    let last: { status: number; contentType: string; body: string; verdict: ReplyVerdict } | undefined;
+    return {
+      method: 'POST' as const,
+      path,
+      body: JSON.stringify(request.body),
+      onResponse: (status: number, body: string, _context: object, headers: Record<string, unknown>) => {
+        const contentType = headerValue(headers, 'content-type');
+        if (last && last.status === status && last.contentType === contentType && last.body === body) {
+          judged = { request, verdict: last.verdict };
+          return;
+        }
+        const ok2xx = status >= 200 && status < 300;
+        const verdict = checkReply(request, status, contentType, ok2xx ? replyMessages(contentType, body) : undefined);
+        last = { status, contentType, body, verdict };
+        judged = { request, verdict };
+      },
+    };
+  });
 
   const setupClient = (client: AutocannonClient) => {
     streamingTiming.attach(client);
