@@ -1,30 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { expect } from 'vitest';
+import { reportSchema } from './report-schema.js';
 
-export const schema = JSON.parse(readFileSync('reports/results.schema.json', 'utf8')) as Record<string, unknown>;
-
-/** The published schema lets later versions add fields; this copy forbids any field it does not document. */
-function closed(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(closed);
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = closed(v);
-  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
-function validator(s: unknown) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats.default(ajv);
-  return ajv.compile(s as object);
-}
-export const validate = validator(schema);
-const validateClosed = validator(closed(schema));
-
-/** results.json matches the published schema, and documents every field it holds. */
-export function expectValid(results: unknown): void {
-  expect(validate(results), JSON.stringify(validate.errors, null, 1)).toBe(true);
-  expect(validateClosed(results), `a field results.json holds is missing from reports/results.schema.json: ${JSON.stringify(validateClosed.errors, null, 1)}`).toBe(true);
-}
+/** reports/results.schema.json: `expectValid` checks a results.json against it and its closed copy. */
+export const { validate, expectValid } = reportSchema('reports/results.schema.json');
