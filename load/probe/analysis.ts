@@ -2,6 +2,7 @@
  * From measurements to findings, with no I/O: the sustained limit from the throttled steps, the burst from
  * idle-key volleys, the limiter's shape, and the pass/fail rule of the `--expect-*` gates.
  */
+import { is2xx } from './client.js';
 import { classifyStep, successRunShare, type StepClass } from './stepper.js';
 
 export interface StepSummary {
@@ -66,8 +67,7 @@ export interface ShapeFinding {
   why: string;
 }
 
-const served = (s: number) => s >= 200 && s < 300;
-const decided = (s: number) => served(s) || s === 429;
+const decided = (s: number) => is2xx(s) || s === 429;
 
 /**
  * A token bucket (capacity `burst`, refill `rate`/s) holding `tokens` at `startMs`, fed the requests at
@@ -130,7 +130,7 @@ export function limiterShape(step: { offered: number; requests: TimedStatus[]; s
   if (rate === undefined || burst === undefined || !(rate > 0) || !(burst >= 1)) return { shape: 'unknown', offered: step.offered, why: 'no sustained rate and burst to model' };
   const requests = step.requests.filter((r) => decided(r.status));
   const statuses = requests.map((r) => r.status);
-  const observed = statuses.map(served);
+  const observed = statuses.map(is2xx);
   const refused = statuses.filter((s) => s === 429).length;
   const runs = successRunShare(statuses);
   const base = { offered: step.offered, ...(runs !== undefined && { successRunShare: Number(runs.toFixed(3)) }) };

@@ -4,7 +4,7 @@
  * the bucket as it is, not as it was mid-volley). From an idle key the volley also measures the burst:
  * the successes it got, less what refilled while it ran.
  */
-import { isOk, isThrottled, RequestBudgetExhausted, type ProbeClient, type ProbeReply } from './client.js';
+import { isOk, isThrottled, type ProbeClient, type ProbeReply } from './client.js';
 
 export interface VolleyOptions {
   /** Requests in flight at once. */
@@ -41,15 +41,10 @@ export async function volley(client: ProbeClient, key: string, options: VolleyOp
   const worker = async () => {
     while (!stop && sent < options.maxRequests && client.now() - start < options.maxMs) {
       const index = sent++;
-      let reply: ProbeReply;
-      try {
-        reply = await client.send(key);
-      } catch (err) {
-        if (err instanceof RequestBudgetExhausted) {
-          stop = true;
-          return;
-        }
-        throw err;
+      const reply = await client.trySend(key);
+      if (!reply) {
+        stop = true;
+        return;
       }
       replies[index] = reply;
       // Unreachable or refusing: one volley of errors says enough.
@@ -91,13 +86,8 @@ export async function throttle(client: ProbeClient, key: string, options: Volley
   if (!v.first429) return { volley: v, extra: 0 };
   let extra = 0;
   while (extra < options.maxSingles) {
-    let reply: ProbeReply;
-    try {
-      reply = await client.send(key);
-    } catch (err) {
-      if (err instanceof RequestBudgetExhausted) break;
-      throw err;
-    }
+    const reply = await client.trySend(key);
+    if (!reply) break;
     extra++;
     if (isThrottled(reply)) return { volley: v, settled429: reply, extra };
     if (reply.status === 0) break;

@@ -49,6 +49,7 @@ export interface ProbeClientOptions {
 
 export class ProbeClient {
   private readonly pool: Pool;
+  private readonly path: string;
   private sentCount = 0;
   private inFlightCount = 0;
   /** Clock origin of every timestamp in the replies. */
@@ -57,6 +58,7 @@ export class ProbeClient {
   constructor(private readonly options: ProbeClientOptions) {
     // Every request in flight listens on the one deadline signal.
     if (options.signal) setMaxListeners(0, options.signal);
+    this.path = `${new URL(options.baseUrl).pathname.replace(/\/$/, '')}${MCP_PATH}`;
     this.pool = new Pool(new URL(options.baseUrl).origin, {
       connections: options.connections,
       pipelining: 1,
@@ -90,7 +92,7 @@ export class ProbeClient {
     const sentAt = this.now();
     try {
       const res = await this.pool.request({
-        path: `${new URL(this.options.baseUrl).pathname.replace(/\/$/, '')}${MCP_PATH}`,
+        path: this.path,
         method: 'POST',
         headers: requestHeaders(key),
         body: TOOLS_LIST,
@@ -126,10 +128,21 @@ export class ProbeClient {
     }
   }
 
+  /** `send`, or undefined once the request budget is spent. */
+  async trySend(key: string): Promise<ProbeReply | undefined> {
+    try {
+      return await this.send(key);
+    } catch (err) {
+      if (err instanceof RequestBudgetExhausted) return undefined;
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool.destroy();
   }
 }
 
-export const isOk = (r: ProbeReply) => r.status >= 200 && r.status < 300;
+export const is2xx = (status: number) => status >= 200 && status < 300;
+export const isOk = (r: ProbeReply) => is2xx(r.status);
 export const isThrottled = (r: ProbeReply) => r.status === 429;

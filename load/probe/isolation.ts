@@ -5,7 +5,7 @@
  * Limits are per key (the reference: "one token bucket per API key"), so both must be served.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isOk, isThrottled, RequestBudgetExhausted, type ProbeClient, type ProbeReply } from './client.js';
+import { isOk, isThrottled, type ProbeClient, type ProbeReply } from './client.js';
 import { throttle, type VolleyOptions } from './burst.js';
 import { openStep, type StepOutcome } from './stepper.js';
 
@@ -40,12 +40,9 @@ async function sideSequence(client: ProbeClient, key: string, n: number, spacing
   const out: ProbeReply[] = [];
   for (let i = 0; i < n; i++) {
     if (i > 0) await sleep(spacingMs);
-    try {
-      out.push(await client.send(key));
-    } catch (err) {
-      if (err instanceof RequestBudgetExhausted) break;
-      throw err;
-    }
+    const reply = await client.trySend(key);
+    if (!reply) break;
+    out.push(reply);
   }
   return out;
 }

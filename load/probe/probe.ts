@@ -13,7 +13,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { burstFromVolley, throttle, volley, type Volley, type VolleyOptions } from './burst.js';
-import { ProbeClient, isOk, isThrottled, type ProbeReply } from './client.js';
+import { ProbeClient, is2xx, isOk, isThrottled, type ProbeReply } from './client.js';
 import { acceptedRate, expectGate, fmt, limiterShape, median, sustainedFromSteps, throttledShare, verdict, type ShapeFinding, type Verdict } from './analysis.js';
 import { headerFindings, parseRetryAfter, type HeaderFindings } from './headers.js';
 import { probeIsolation, type IsolationFindings } from './isolation.js';
@@ -210,6 +210,9 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
     }
     // The first volley ran on cold connections: later ones, when there are any, measure better.
     const burstVolleys = idleVolleys.length > 1 ? idleVolleys.slice(1) : idleVolleys;
+    const burstEstimates = idleVolleys.map((v) => burstFromVolley(v, rate));
+    const known = burstEstimates.filter((x, i): x is number => x !== undefined && burstVolleys.includes(idleVolleys[i]!));
+    const burst = known.length ? Math.round(median(known)!) : undefined;
 
     // 3. Retry-After.
     let retryAfter: RetryAfterFindings;
@@ -229,7 +232,6 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
       const aKey = await o.keys.fresh('isolation A');
       const sibling = await o.keys.sibling(aKey);
       const other = await o.keys.other();
-      const burstSoFar = median(burstVolleys.map((v) => burstFromVolley(v, rate)).filter((x): x is number => x !== undefined)) ?? 1;
       const aRate = Math.min(o.maxRate, Math.max(4 * rate, rate + 10));
       isolation = await probeIsolation(client, { a: aKey, ...(sibling.key && { sibling: sibling.key }), ...(other.key && { other: other.key }) }, { sibling: sibling.missing, other: other.missing }, {
         rate: aRate,
@@ -237,16 +239,13 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
         maxInFlight: MAX_IN_FLIGHT,
         volley: volleyOptions,
         // No more requests than an idle key's burst: each side key stays within its own limit at any spacing.
-        sideRequests: Math.max(1, Math.min(5, Math.floor(burstSoFar))),
+        sideRequests: Math.max(1, Math.min(5, Math.floor(median(known) ?? 1))),
         sideSpacingMs: Math.min(100, (isolationS * 1000) / 10),
       });
       o.log(`isolation: key A offered ${fmt(aRate)} req/s: ${isolation.aStep.accepted2xx} served, ${isolation.aStep.throttled429} × 429; sibling answered [${isolation.sibling.statuses.join(', ')}], other workspace [${isolation.other.statuses.join(', ')}]`);
     }
 
     // 5. Findings.
-    const burstEstimates = idleVolleys.map((v) => burstFromVolley(v, rate));
-    const known = burstVolleys.map((v) => burstFromVolley(v, rate)).filter((x): x is number => x !== undefined);
-    const burst = known.length ? Math.round(median(known)!) : undefined;
     const overLimit = steps.filter((s) => s.class === 'throttled').sort((x, y) => throttledShare(y) - throttledShare(x))[0];
     const shapeStep = isolation?.aStep ?? overLimit;
     const limiter: ShapeFinding = on429.total === 0
@@ -326,8 +325,6 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   }
 }
 
-const served = (status: number) => status >= 200 && status < 300;
-
 function side(f: IsolationFindings['sibling']): ProbeResult['isolation']['sibling'] {
   return { touched: f.touched ?? null, statuses: f.statuses, ...(f.notTestable && { note: f.notTestable }) };
 }
@@ -340,7 +337,7 @@ function yesNo(f: IsolationFindings['sibling']): string {
 function retryAfterLine(r: RetryAfterFindings): string {
   if (r.notTestable && !r.atWait) return `Retry-After: ${r.value !== undefined ? `${JSON.stringify(r.value)}: ` : ''}${r.notTestable}`;
   const parts = [`Retry-After: ${JSON.stringify(r.value)} (${r.form})`];
-  if (r.atWait) parts.push(`retry after ${r.atWait.waitedS.toFixed(2)} s ${served(r.atWait.status) ? 'served' : `answered ${r.atWait.status || 'nothing'}`}${r.servedAfterS !== undefined ? ` (first served ${r.servedAfterS.toFixed(2)} s after the 429)` : r.atWait.status === 429 ? ' (not served within the search)' : ''}`);
+  if (r.atWait) parts.push(`retry after ${r.atWait.waitedS.toFixed(2)} s ${is2xx(r.atWait.status) ? 'served' : `answered ${r.atWait.status || 'nothing'}`}${r.servedAfterS !== undefined ? ` (first served ${r.servedAfterS.toFixed(2)} s after the 429)` : r.atWait.status === 429 ? ' (not served within the search)' : ''}`);
   if (r.early) parts.push(`retry at half the wait (${r.early.waitedS.toFixed(2)} s) ${r.overstates ? 'served: Retry-After overstates the wait' : `answered ${r.early.status || 'nothing'}: the wait is needed`}`);
   return parts.join('; ');
 }
@@ -380,7 +377,7 @@ function judge(x: {
   // RFC 9110 §10.2.3: Retry-After indicates "how long the user agent ought to wait before making a
   // follow-up request": after that wait the follow-up must be served.
   if (!r.atWait) out.push(verdict('retry-after-honest', 'not-testable', r.notTestable ?? 'not tested'));
-  else if (served(r.atWait.status)) {
+  else if (is2xx(r.atWait.status)) {
     out.push(verdict('retry-after-honest', 'pass', `a retry ${r.atWait.waitedS.toFixed(2)} s after a 429 with Retry-After: ${r.atWait.value} was served${r.overstates ? `; observation: Retry-After overstates the wait (a retry after ${r.early!.waitedS.toFixed(2)} s was served too)` : r.early ? `; a retry after ${r.early.waitedS.toFixed(2)} s was refused (the wait is needed)` : ''}`));
   } else if (r.atWait.status === 429) {
     out.push(verdict('retry-after-honest', 'fail', `retry after Retry-After was refused: waited ${r.atWait.waitedS.toFixed(2)} s (Retry-After: ${r.atWait.value}), got 429${r.servedAfterS !== undefined ? `; first served ${r.servedAfterS.toFixed(2)} s after the 429` : ''}`));

@@ -6,7 +6,7 @@
  * "a 50th of a second"), which is an observation, not a fault.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isOk, isThrottled, RequestBudgetExhausted, type ProbeClient, type ProbeReply } from './client.js';
+import { isOk, isThrottled, type ProbeClient, type ProbeReply } from './client.js';
 import { throttle, type VolleyOptions } from './burst.js';
 import { parseRetryAfter } from './headers.js';
 
@@ -56,12 +56,7 @@ export interface RetryAfterOptions {
 async function sendAt(client: ProbeClient, key: string, atMs: number): Promise<ProbeReply | undefined> {
   const delay = atMs - client.now();
   if (delay > 0) await sleep(delay);
-  try {
-    return await client.send(key);
-  } catch (err) {
-    if (err instanceof RequestBudgetExhausted) return undefined;
-    throw err;
-  }
+  return client.trySend(key);
 }
 
 export async function probeRetryAfter(client: ProbeClient, options: RetryAfterOptions): Promise<RetryAfterFindings> {

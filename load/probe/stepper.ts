@@ -4,7 +4,7 @@
  * next offered rate (geometric steps up until throttled, then bisection between the last clean step and
  * the first throttled one) and classify a step.
  */
-import { RequestBudgetExhausted, type ProbeClient, type ProbeReply } from './client.js';
+import { is2xx, type ProbeClient, type ProbeReply } from './client.js';
 
 export interface StepOutcome {
   /** When the step began (probe clock, ms): the first request goes one interval later. */
@@ -47,14 +47,14 @@ export async function openStep(client: ProbeClient, key: string, rate: number, d
         const i = next++;
         if (budgetGone || inFlight >= maxInFlight) continue; // stays -1: not sent
         inFlight++;
-        pending.push(client.send(key).then((r) => {
+        pending.push(client.trySend(key).then((r) => {
+          inFlight--;
+          if (!r) {
+            budgetGone = true;
+            return;
+          }
           statuses[i] = r.status;
           replies[i] = r;
-          inFlight--;
-        }, (err: unknown) => {
-          inFlight--;
-          if (err instanceof RequestBudgetExhausted) budgetGone = true;
-          else statuses[i] = 0;
         }));
       }
       if (next >= scheduled) return resolve();
@@ -71,9 +71,9 @@ export async function openStep(client: ProbeClient, key: string, rate: number, d
     scheduled,
     sent,
     notSent: scheduled - sent,
-    accepted2xx: statuses.filter((s) => s >= 200 && s < 300).length,
+    accepted2xx: statuses.filter(is2xx).length,
     throttled429: statuses.filter((s) => s === 429).length,
-    other: statuses.filter((s) => s !== -1 && s !== 429 && !(s >= 200 && s < 300)).length,
+    other: statuses.filter((s) => s !== -1 && s !== 429 && !is2xx(s)).length,
     statuses,
     replies: replies.filter((r): r is ProbeReply => r !== undefined),
   };
@@ -152,7 +152,7 @@ export function nextStep(steps: StepRecord[], rules: SteppingRules): NextStep {
  * (share near 1 - 1/quota). Undefined with fewer than 5 successes.
  */
 export function successRunShare(statuses: number[]): number | undefined {
-  const ok = (s: number | undefined) => s !== undefined && s >= 200 && s < 300;
+  const ok = (s: number | undefined) => s !== undefined && is2xx(s);
   let successes = 0;
   let following = 0;
   for (let i = 0; i < statuses.length; i++) {
