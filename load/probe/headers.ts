@@ -42,10 +42,20 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
 
 const nameOf = (v: BareItem): string | undefined => (typeof v === 'string' ? v : v instanceof Token ? v.toString() : undefined);
 const isNonNegInt = (v: BareItem | undefined): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const pkBytes = (v: BareItem | undefined): number | undefined => (v instanceof ArrayBuffer ? v.byteLength : undefined);
 
-/** A field's items with their parameters as a plain record; a field that fails to parse is ignored whole (RFC 9651 §4.2). */
-function items(value: string, field: string): Parsed<Array<{ value: BareItem; params: Record<string, BareItem> }>> {
+interface NamedItem {
+  name: string;
+  params: Record<string, BareItem>;
+  /** pk's length in bytes, when present. */
+  partitionKeyBytes?: number;
+}
+
+/**
+ * A field's items, each named by a String or Token, with their parameters as a plain record and a pk that
+ * must be a Byte Sequence; a field that fails to parse is ignored whole (RFC 9651 §4.2). `label` names an
+ * item in messages.
+ */
+function namedItems(value: string, field: string, label: string): Parsed<NamedItem[]> {
   let members: List;
   try {
     members = parseList(value.trim());
@@ -54,42 +64,40 @@ function items(value: string, field: string): Parsed<Array<{ value: BareItem; pa
   }
   if (members.length === 0) return { ok: false, why: `${field} is empty` };
   if (members.some(isInnerList)) return { ok: false, why: `${field} holds an inner list, not items` };
-  return { ok: true, value: (members as Item[]).map(([v, params]) => ({ value: v, params: Object.fromEntries(params) })) };
+  const out: NamedItem[] = [];
+  for (const [v, params] of members as Item[]) {
+    const name = nameOf(v);
+    if (name === undefined) return { ok: false, why: `a ${field} item is neither a String nor a Token` };
+    const pk = params.get('pk');
+    if (pk !== undefined && !(pk instanceof ArrayBuffer)) return { ok: false, why: `${label} "${name}" has a pk that is not a Byte Sequence` };
+    out.push({ name, params: Object.fromEntries(params), ...(pk instanceof ArrayBuffer && { partitionKeyBytes: pk.byteLength }) });
+  }
+  return { ok: true, value: out };
 }
 
 /** `RateLimit-Policy: "default";q=100;w=60` — each item a policy named by a String or Token. */
 export function parseRateLimitPolicy(value: string): Parsed<QuotaPolicy[]> {
-  const parsed = items(value, 'RateLimit-Policy');
+  const parsed = namedItems(value, 'RateLimit-Policy', 'policy');
   if (!parsed.ok) return parsed;
   const out: QuotaPolicy[] = [];
-  for (const item of parsed.value) {
-    const name = nameOf(item.value);
-    if (name === undefined) return { ok: false, why: 'a RateLimit-Policy item is neither a String nor a Token' };
-    const { q, qu, w, pk } = item.params;
+  for (const { name, params: { q, qu, w }, partitionKeyBytes } of parsed.value) {
     if (!isNonNegInt(q)) return { ok: false, why: `policy "${name}" has no non-negative integer q` };
     if (w !== undefined && !(isNonNegInt(w) && w > 0)) return { ok: false, why: `policy "${name}" has a w that is not a positive integer` };
     if (qu !== undefined && typeof qu !== 'string') return { ok: false, why: `policy "${name}" has a qu that is not a String` };
-    const bytes = pkBytes(pk);
-    if (pk !== undefined && bytes === undefined) return { ok: false, why: `policy "${name}" has a pk that is not a Byte Sequence` };
-    out.push({ name, quota: q, unit: qu ?? 'requests', ...(w !== undefined && { windowS: w }), ...(bytes !== undefined && { partitionKeyBytes: bytes }) });
+    out.push({ name, quota: q, unit: qu ?? 'requests', ...(w !== undefined && { windowS: w }), ...(partitionKeyBytes !== undefined && { partitionKeyBytes }) });
   }
   return { ok: true, value: out };
 }
 
 /** `RateLimit: "default";r=50;t=30`. */
 export function parseRateLimit(value: string): Parsed<QuotaState[]> {
-  const parsed = items(value, 'RateLimit');
+  const parsed = namedItems(value, 'RateLimit', 'RateLimit');
   if (!parsed.ok) return parsed;
   const out: QuotaState[] = [];
-  for (const item of parsed.value) {
-    const name = nameOf(item.value);
-    if (name === undefined) return { ok: false, why: 'a RateLimit item is neither a String nor a Token' };
-    const { r, t, pk } = item.params;
+  for (const { name, params: { r, t }, partitionKeyBytes } of parsed.value) {
     if (!isNonNegInt(r)) return { ok: false, why: `RateLimit "${name}" has no non-negative integer r` };
     if (t !== undefined && !isNonNegInt(t)) return { ok: false, why: `RateLimit "${name}" has a t that is not a non-negative integer` };
-    const bytes = pkBytes(pk);
-    if (pk !== undefined && bytes === undefined) return { ok: false, why: `RateLimit "${name}" has a pk that is not a Byte Sequence` };
-    out.push({ name, remaining: r, ...(t !== undefined && { resetS: t }), ...(bytes !== undefined && { partitionKeyBytes: bytes }) });
+    out.push({ name, remaining: r, ...(t !== undefined && { resetS: t }), ...(partitionKeyBytes !== undefined && { partitionKeyBytes }) });
   }
   return { ok: true, value: out };
 }
