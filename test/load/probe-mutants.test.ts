@@ -9,7 +9,8 @@ import { VERDICTS } from '../../load/probe/analysis.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
 
 // Every verdict of the probe must be able to fail: each broken variant of the reference's rate limiting
-// (fixtures/mutants/rate-limit.ts) makes the probe exit 1 with the verdict it violates failing, and no other.
+// (fixtures/mutants/rate-limit.ts) makes the probe exit 1 with the verdict it violates failing (and, where the
+// other verdicts are stable at these short runs, no other).
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'probe-mutants-'));
