@@ -43,4 +43,14 @@ export interface TargetInfo {
    * as the service's admin settings would. Its token is a secret like a key.
    */
   admin?: { url: string; token: string };
+  /**
+   * The run's broker in the main process (loopback, token-guarded): hands out the declared budgets of the
+   * deployment (bootstraps, time spent waiting out 429s) to every suite worker, so the run stays bounded.
+   */
+  broker?: { url: string; token: string };
+  /**
+   * Stateful Streamable HTTP servers: the session the run opened with `initialize` (its `Mcp-Session-Id`),
+   * sent on every later request. Absent for stateless servers such as the service.
+   */
+  sessionId?: string;
 }
