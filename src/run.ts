@@ -2,15 +2,18 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
+import { startBroker } from './budget/broker.js';
+import { sumSpent, takeSpent } from './budget/tally.js';
 import { CATALOG } from './catalog/index.js';
 import type { Revision } from './catalog/types.js';
 import { loadProfile } from './profile.js';
 import { QUICK_BUDGET, type PropertyBudget } from './property.js';
-import { aggregate, decide, type Results } from './results.js';
+import { aggregate, decide, type Consumption, type Results } from './results.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
 import { detectRevisions } from './targets/detect-revisions.js';
+import { openRunSession } from './targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -22,8 +25,17 @@ export interface RunOptions {
   mcpUrl?: string;
   headers: Record<string, string>;
   apiKey?: string;
+  /** A live key of a second workspace (`--other-key`), for the isolation rows without bootstrap. */
+  otherKey?: string;
   revokedKey?: string;
   mailboxUrl?: string;
+  /**
+   * Bootstrap requests the run may send (`--bootstrap-budget`): each may create a workspace and mail a
+   * human on the deployment. Default: DEFAULT_BOOTSTRAP_BUDGET for deployments, unbounded on the embedded target.
+   */
+  bootstrapBudget?: number;
+  /** Time the whole run may spend waiting out 429s (`--wait-budget`, ms; default DEFAULT_WAIT_BUDGET_MS). */
+  waitBudgetMs?: number;
   profile: string;
   protocol: 'auto' | Revision;
   only: string[];
@@ -47,19 +59,34 @@ export interface RunOptions {
   replayBase?: string;
 }
 
+/**
+ * A deployment's default bootstrap budget: the keys of two workspaces, one shared reply for the reply
+ * checks, a key to burst with, a workspace to fill to its cap, one body per bad-body check, and a few runs of
+ * the bootstrap properties. Back to back, two runs stay within a bootstrap burst of 30 (the reference's
+ * default), so neither sees a 429 of the other's making.
+ */
+export const DEFAULT_BOOTSTRAP_BUDGET = 16;
+export const DEFAULT_WAIT_BUDGET_MS = 60_000;
+
+/** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
+export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {
+  if (urls.mcpUrl) return 'generic';
+  return target === 'url' || (target === 'stdio' && urls.baseUrl) ? 'service' : 'reference';
+}
+
 /** Ids selected by --only (exact ids or prefixes); empty selects all. */
 export function selectRequirements(only: string[], profileKind: 'service' | 'generic') {
   return (r: (typeof CATALOG)[number]) =>
     (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)));
 }
 
-async function prepare(options: RunOptions, base: TargetBase): Promise<PreparedTarget> {
+async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget & { bootstrapsUsed?: number }> {
   switch (options.target) {
     case 'embedded':
       return prepareEmbedded(base, options.mutant);
     case 'url':
       if (!options.baseUrl && !options.mcpUrl) throw new TargetError('--target url needs --base-url (or --mcp-url for the generic profile)');
-      return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl);
+      return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl, bootstrapBudget);
     case 'container': {
       // Loaded on demand: testcontainers is heavy and only this target needs it.
       const { prepareContainer } = await import('./targets/container.js');
@@ -68,8 +95,8 @@ async function prepare(options: RunOptions, base: TargetBase): Promise<PreparedT
     case 'stdio': {
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
       const { prepareStdio } = await import('./targets/stdio.js');
-      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl) : await prepareEmbedded(base);
-      return prepareStdio(http, options.stdioCommand);
+      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
+      return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: 'bootstrapsUsed' in http ? http.bootstrapsUsed : 0 };
     }
     default:
       throw new TargetError(`--target ${options.target} is not available yet`);
@@ -83,11 +110,22 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   if (!CATALOG.some(selected)) throw new TargetError(`--only ${options.only.join(',')} selects no requirement`);
   const startedAt = new Date();
   const started = performance.now();
+  // Deployments get a bounded budget; the embedded target is ours and its limits are set for the suites.
+  const owned = options.target === 'embedded' || (options.target === 'stdio' && !options.baseUrl);
+  const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
+  const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
+  takeSpent(); // this process's counts start with this run
   const target = await prepare(options, {
-    headers: options.headers, apiKey: options.apiKey, revokedKey: options.revokedKey, profile,
+    headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile,
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
+  }, bootstrapBudget);
+  const preparedBootstraps = target.bootstrapsUsed ?? 0;
+  const broker = await startBroker({
+    bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs,
   });
+  target.info.broker = { url: broker.url, token: broker.token };
   target.info.revisions = await detectRevisions(target.info);
+  const session = await openRunSession(target.info);
   const records: CheckRecord[] = [];
   const suiteErrors: string[] = [];
   try {
@@ -113,8 +151,20 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     }, { server: { watch: null } });
     await vitest?.close();
   } finally {
+    await session.close();
     await target.close();
+    await broker.close();
   }
+  const ledger = broker.ledger();
+  const spent = sumSpent(ledger.spent, takeSpent());
+  const consumption: Consumption = {
+    bootstrapBudget: Number.isFinite(bootstrapBudget) ? bootstrapBudget : null,
+    ...spent,
+    mails: spent.workspaces,
+    waitBudgetMs,
+    bootstrapShares: { ...(preparedBootstraps > 0 && { 'target keys': preparedBootstraps }), ...ledger.granted },
+    ...(Object.keys(ledger.refused).length > 0 && { beyondBudget: ledger.refused }),
+  };
   // A suite that cannot load (an unknown requirement id, a syntax error) is a harness bug, never a verdict.
   if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
   for (const r of records) r.replay = replayCommand(options, r);
@@ -132,6 +182,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     durationMs: Math.round(performance.now() - started),
     requirements,
     totals,
+    consumption,
     verdict,
     exitCode,
   };
