@@ -5,6 +5,7 @@ import { toolsRequirements } from './tools.js';
 import { callsRequirements } from './calls.js';
 import { streamingRequirements } from './streaming.js';
 import { statelessRequirements } from './stateless.js';
+import { sessionRequirements } from './session.js';
 import { jsonrpcRequirements } from './jsonrpc.js';
 import { discoveryRequirements } from './discovery.js';
 import { versioningRequirements } from './versioning.js';
@@ -14,7 +15,7 @@ import { modelRequirements } from './model.js';
 
 /** The one catalog: every rule the harness checks, one file per requirement group. */
 export const CATALOG: Requirement[] = [
-  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, interopRequirements, stdioRequirements, modelRequirements,
+  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, sessionRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, interopRequirements, stdioRequirements, modelRequirements,
 ].flat();
 
 export const byId = new Map(CATALOG.map((r) => [r.id, r]));

@@ -1,0 +1,58 @@
+import type { Requirement } from './types.js';
+
+/**
+ * Session management of the 2025-era Streamable HTTP transport, for servers that assign `Mcp-Session-Id`
+ * (2026-07-28 removed sessions). A server that keeps no session state (the service) makes them not applicable.
+ */
+const SESSION_REVISIONS: Requirement['revisions'] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+const SOURCE = 'MCP 2025-03-26, 2025-06-18, 2025-11-25 basic/transports, Session Management';
+
+export const sessionRequirements: Requirement[] = [
+  {
+    id: 'session-id-visible-ascii',
+    group: 'session',
+    level: 'MUST',
+    source: `${SOURCE} 1 (TRN-19)`,
+    text: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
+    revisions: SESSION_REVISIONS,
+    generic: true,
+  },
+  {
+    id: 'session-terminated-404',
+    group: 'session',
+    level: 'MUST',
+    source: `${SOURCE} 3 (TRN-20)`,
+    text: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    revisions: SESSION_REVISIONS,
+    generic: true,
+  },
+  {
+    // Rule 3 names terminated sessions; an id the server never issued is, to the client, one that ended (an
+    // expiry, a restart): 404 is the only answer that sends it to a new session (rule 4). Derived, so SHOULD.
+    id: 'session-unknown-404',
+    group: 'session',
+    level: 'SHOULD',
+    source: `${SOURCE} 3-4 (TRN-20), applied to a session ID the server does not hold`,
+    text: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    revisions: SESSION_REVISIONS,
+    generic: true,
+  },
+  {
+    id: 'session-new-after-404',
+    group: 'session',
+    level: 'MUST',
+    source: `${SOURCE} 4`,
+    text: 'When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached.',
+    revisions: SESSION_REVISIONS,
+    generic: true,
+  },
+  {
+    id: 'session-delete-ends',
+    group: 'session',
+    level: 'SHOULD',
+    source: `${SOURCE} 5 (TRN-18)`,
+    text: 'Clients that no longer need a particular session [...] SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions.',
+    revisions: SESSION_REVISIONS,
+    generic: true,
+  },
+];
