@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
-import { finalMessage } from '../src/mcp-session.js';
+import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 /**
@@ -25,6 +25,26 @@ function describeReply(res: WireResponse): string {
   return `${res.status} ${res.mediaType || '(no content type)'}: ${res.text.slice(0, 200)}`;
 }
 
+/**
+ * These rows judge what a client without a session sees, so their requests never carry the run's session (on a
+ * stateful target the run holds one, see src/targets/session-lifecycle.ts; a DELETE in it would end it for
+ * every other check). On a stateless target this is the run's own McpSession: nothing changes.
+ */
+function sessionless(c: CheckContext): McpSession {
+  return c.target.sessionId === undefined ? c.mcp : new McpSession(c.http, { ...c.target, sessionId: undefined });
+}
+
+/**
+ * Rows that hold only for a server without sessions. Under the service's profile they stay: service.md says
+ * "The server keeps no session state", so a service that mints sessions fails them. Under the generic profile a
+ * server that keeps sessions is within MCP (2025-era "Session Management"), and suites/session.suite.ts checks it.
+ */
+function statelessOnly(c: CheckContext): void {
+  if (c.target.sessionId !== undefined && c.target.profile.kind === 'generic') {
+    c.notTestable('not applicable: the server keeps sessions (Mcp-Session-Id on initialize), which MCP allows; statelessness is a rule of the service (service.md), and the session rows check this server instead');
+  }
+}
+
 /** A request id that no earlier exchange used, for a session id nobody minted. */
 function bogusSessionId(c: CheckContext): string {
   return `conformance-bogus-${c.target.seed.toString(16)}-${Date.now().toString(16)}`;
@@ -33,8 +53,10 @@ function bogusSessionId(c: CheckContext): string {
 describe('stateless', () => {
   // "The server keeps no session state. A fresh server instance is built for every POST, so a client keeps
   // no session." — so the first request may be anything: tools/list with no initialize before it.
-  check('stateless-no-initialize', 'tools/list as the very first request, without initialize, is answered', async ({ mcp, verify }) => {
-    const res = await mcp.request('tools/list');
+  check('stateless-no-initialize', 'tools/list as the very first request, without initialize, is answered', async (c) => {
+    statelessOnly(c);
+    const { verify } = c;
+    const res = await sessionless(c).request('tools/list');
     verify(res.status === 200, `tools/list without initialize answered ${res.status}`, 200, describeReply(res));
     const m = finalMessage(res);
     verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result with a tools array', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
@@ -43,7 +65,9 @@ describe('stateless', () => {
   // "The server keeps no session state. [...] so a client keeps no session." (2026-07-28: "do not mint or
   // echo session IDs".) No reply of any kind carries Mcp-Session-Id, initialize's least of all.
   check('stateless-no-session-id', 'no reply carries Mcp-Session-Id (initialize, notifications, tools/list, a stream, errors, 405)', async (c) => {
-    const { mcp, http, target, verify, observe } = c;
+    statelessOnly(c);
+    const { http, target, verify, observe } = c;
+    const mcp = sessionless(c);
     const legacy = LEGACY_REVISIONS.find((r) => target.revisions.includes(r));
     const preview = target.profile.streaming['schedule.preview'];
     const probes: [string, Promise<WireResponse>][] = [
@@ -68,8 +92,9 @@ describe('stateless', () => {
   // The server keeps no session state between POSTs; 2026-07-28: "An `Mcp-Session-Id` header on a request:
   // ignore it, and do not mint or echo session IDs." (A session server answers 400 or 404 instead.)
   check('stateless-bogus-session-ignored', 'a request with an unknown Mcp-Session-Id is served normally', async (c) => {
+    statelessOnly(c);
     const sid = bogusSessionId(c);
-    const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-session-id': sid } });
+    const res = await sessionless(c).request('tools/list', undefined, { headers: { 'mcp-session-id': sid } });
     c.verify(res.status === 200, `tools/list with Mcp-Session-Id: ${sid} answered ${res.status}`, 200, describeReply(res));
     const m = finalMessage(res);
     c.verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
@@ -79,20 +104,27 @@ describe('stateless', () => {
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28; under
   // 2025-era revisions a GET "MUST either return `Content-Type: text/event-stream` [...] or else return HTTP
   // 405", and a stateless server has nothing to stream.)
-  check('stateless-get-405', 'GET on the MCP endpoint is 405 Method Not Allowed', async ({ http, mcp, target, verify }) => {
+  check('stateless-get-405', 'GET on the MCP endpoint is 405 Method Not Allowed', async (c) => {
+    statelessOnly(c);
+    const { http, target, verify } = c;
+    const mcp = sessionless(c);
     const res = await http.request(target.mcpUrl, { method: 'GET', headers: { ...mcp.headers(), accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS });
     verify(res.status === 405, `GET answered ${res.status}${res.mediaType === 'text/event-stream' ? ' with an SSE stream (allowed before 2026-07-28, pointless without sessions)' : ''}`, 405, describeReply(res));
   });
 
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28)
   check('stateless-delete-405', 'DELETE on the MCP endpoint (ending a session) is 405 Method Not Allowed', async (c) => {
-    const res = await c.http.request(c.target.mcpUrl, { method: 'DELETE', headers: { ...c.mcp.headers(), 'mcp-session-id': bogusSessionId(c) }, timeoutMs: PROBE_DEADLINE_MS });
+    statelessOnly(c);
+    const res = await c.http.request(c.target.mcpUrl, { method: 'DELETE', headers: { ...sessionless(c).headers(), 'mcp-session-id': bogusSessionId(c) }, timeoutMs: PROBE_DEADLINE_MS });
     c.verify(res.status === 405, `DELETE answered ${res.status}`, 405, describeReply(res));
   });
 
   // "The origin server MUST generate an Allow header field in a 405 response containing a list of the
   // target resource's currently supported methods." POST is supported, so it is listed.
-  check('stateless-405-allow', 'every 405 carries an Allow header listing POST', async ({ http, mcp, target, verify, notTestable, observe }) => {
+  // Any server's 405, sessions or not; the probes carry no session, so the DELETE cannot end the run's one.
+  check('stateless-405-allow', 'every 405 carries an Allow header listing POST', async (c) => {
+    const { http, target, verify, notTestable, observe } = c;
+    const mcp = sessionless(c);
     const replies = await Promise.all(['GET', 'DELETE', 'PUT'].map(async (method) => {
       const res = await http.request(target.mcpUrl, { method, headers: { ...mcp.headers(), ...(method === 'GET' && { accept: 'text/event-stream' }) }, ...(method === 'PUT' && { raw: '{}' }), timeoutMs: PROBE_DEADLINE_MS });
       return [method, res] as const;
@@ -110,13 +142,15 @@ describe('stateless', () => {
   // session state between POSTs." State lives in the workspace: what one POST writes, the next one reads,
   // whatever instance serves it.
   check('stateless-any-instance', 'a block created in one POST is listed by the next, with no session between them', async (c) => {
+    statelessOnly(c);
+    const mcp = sessionless(c);
     const { createBlock, listBlocks } = c.target.profile.calls;
     if (!createBlock || !listBlocks) c.notTestable(`the profile "${c.target.profile.name}" has no createBlock and listBlocks calls`);
     const vars: Record<string, unknown> = { title: `stateless ${c.target.seed}-${Date.now().toString(36)}` };
-    const created = await c.mcp.recipe(createBlock!, vars);
+    const created = await mcp.recipe(createBlock!, vars);
     const blockId = vars.blockId;
     c.verify(typeof blockId === 'string' && blockId.length > 0, 'createBlock returned a block id', 'a block id', finalMessage(created) ?? created.text.slice(0, 300));
-    const listed = await c.mcp.recipe(listBlocks!, {});
+    const listed = await mcp.recipe(listBlocks!, {});
     const result = finalMessage(listed)?.result;
     c.verify(result !== undefined && JSON.stringify(result).includes(String(blockId)), `the block ${String(blockId)} created by the previous POST is not in the list`, `a list containing ${String(blockId)}`, result ?? listed.text.slice(0, 500));
     c.observe('two POSTs, no initialize and no session header between them; which server instance served each is not visible from outside');
