@@ -1,4 +1,6 @@
+import type { Revision } from './catalog/types.js';
 import { fill, type CallRecipe } from './profile.js';
+import { primaryRevision, speakRevision, type SpokenRequest } from './revision-wire.js';
 import type { TargetInfo } from './target-info.js';
 import type { WireClient, WireResponse } from './wire/client.js';
 
@@ -26,29 +28,48 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 
 /**
  * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
+ * Every request speaks the session's protocol revision (src/revision-wire.ts): its `MCP-Protocol-Version`
+ * and, on 2026-07-28, the `_meta` envelope and `Mcp-Method`/`Mcp-Name`. Headers a check passes explicitly win.
  * A 429 is retried a few times after its Retry-After, so the harness's own traffic does not fail
  * unrelated checks on a rate-limited deployment; checks that study rate limiting turn that off.
  */
 export class McpSession {
-  constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { retryRateLimited?: boolean } = {}) {}
+  /** The revision every request speaks; undefined: no revision headers (the target speaks none detected). */
+  readonly revision: Revision | undefined;
 
-  headers(options: PostOptions = {}): Record<string, string> {
+  /**
+   * `revision`: the revision to speak (a check's); absent, the run's primary revision; null, none at all.
+   */
+  constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { retryRateLimited?: boolean; revision?: Revision | null } = {}) {
+    this.revision = options.revision === undefined ? primaryRevision(target.protocol, target.revisions ?? []) : options.revision ?? undefined;
+  }
+
+  /** The request's revision wire for `body` (undefined: raw text, not decorated). */
+  private speak(options: PostOptions, body?: unknown): SpokenRequest {
+    return speakRevision(this.revision, body, { ...this.target.headers, ...options.headers });
+  }
+
+  /** The headers of a request; `body` (a JSON-RPC message) lets the 2026-07-28 headers derive from it. */
+  headers(options: PostOptions = {}, body?: unknown): Record<string, string> {
     const key = options.key === undefined ? this.target.apiKey : options.key;
     return {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      ...this.speak(options, body).headers,
       ...this.target.headers,
       ...(key !== null && key !== undefined && { authorization: `Bearer ${key}` }),
       ...options.headers,
     };
   }
 
-  /** POSTs any body (a value, or raw text when `raw` is a string). */
+  /** POSTs any body (a value, or raw text when `raw` is a string); a well-formed JSON-RPC body speaks the revision. */
   async post(body: unknown, options: PostOptions & { raw?: string } = {}): Promise<WireResponse> {
+    const message = options.raw !== undefined ? undefined : body;
+    const headers = this.headers(options, message);
     const send = () => this.http.request(this.target.mcpUrl, {
       method: 'POST',
-      headers: this.headers(options),
-      ...(options.raw !== undefined ? { raw: options.raw } : { json: body }),
+      headers,
+      ...(options.raw !== undefined ? { raw: options.raw } : { json: this.speak(options, message).body }),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
