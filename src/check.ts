@@ -1,8 +1,10 @@
 import { inject, test, type TestContext } from 'vitest';
 import { requirement } from './catalog/index.js';
+import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';
 import { McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
+import { primaryRevision } from './revision-wire.js';
 import { CheckFailure, NotTestable, type CheckRecord } from './verdict.js';
 import { WireClient } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -21,6 +23,12 @@ declare module 'vitest' {
 
 export interface CheckContext {
   target: TargetInfo;
+  /**
+   * The protocol revision this run of the check speaks (every `mcp` request carries its wire): for a
+   * revision-dependent row, the revision of this run; otherwise the run's primary revision. Undefined when
+   * the target speaks no detected revision.
+   */
+  revision?: Revision;
   /** Raw HTTP with recording. */
   http: WireClient;
   /** MCP calls on the target's endpoint with its key and headers. */
@@ -50,22 +58,59 @@ function selected(ids: string[], only: string[]): boolean {
   return only.length === 0 || ids.some((id) => only.some((o) => id === o || id.startsWith(o)));
 }
 
+/** The revisions a check's rows all apply to (undefined: none of its rows depends on the revision). */
+function rowRevisions(rows: Requirement[]): Revision[] | undefined {
+  if (!rows.some((r) => r.revisions)) return undefined;
+  return REVISIONS.filter((rev) => rows.every((r) => !r.revisions || r.revisions.includes(rev)));
+}
+
+/** The target when the run provided one (collection inside a conformance run); undefined elsewhere. */
+function providedTarget(): TargetInfo | undefined {
+  try {
+    return inject('target');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
  * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
+ *
+ * Which revision it speaks: a row with `revisions` depends on the revision, so the check is registered once per
+ * revision the target speaks that the row applies to, each a test of its own (named with the revision) whose
+ * requests carry that revision's wire. Other checks run once, on the run's primary revision.
  */
 export function check(ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options: CheckOptions = {}): void {
   const requirementIds = Array.isArray(ids) ? ids : [ids];
   for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail at collection
-  test(name, { timeout: options.timeout ?? 30_000 }, async (ctx: TestContext) => {
+  const applies = rowRevisions(requirementIds.map(requirement));
+  // inject() works at collection time, so the runs per revision are known when the suite is collected.
+  const collected = providedTarget();
+  const runs = applies && collected ? applies.filter((rev) => collected.revisions.includes(rev)) : [];
+  if (runs.length > 0) {
+    for (const rev of runs) register(requirementIds, `${name} [${rev}]`, name, { applies, revision: rev }, body, options);
+  } else {
+    // Revision-dependent but the target speaks none of its revisions: one test, not testable (below).
+    register(requirementIds, name, name, { applies, revision: applies || !collected ? undefined : primaryRevision(collected.protocol, collected.revisions) }, body, options);
+  }
+}
+
+function register(
+  requirementIds: string[], testName: string, name: string, spoken: { applies?: Revision[]; revision?: Revision },
+  body: (c: CheckContext) => Promise<void>, options: CheckOptions,
+): void {
+  test(testName, { timeout: options.timeout ?? 30_000 }, async (ctx: TestContext) => {
     const target = inject('target');
     if (!selected(requirementIds, inject('only'))) return ctx.skip();
     if (target.profile.kind === 'generic' && !options.generic) return ctx.skip();
-    const rows = requirementIds.map(requirement);
+    const { applies } = spoken;
+    // Collected without a target (not a conformance run): the newest applicable revision, or the primary one.
+    const revision = spoken.revision ?? (applies ? [...applies].reverse().find((rev) => target.revisions.includes(rev)) : primaryRevision(target.protocol, target.revisions));
     const wire: Exchange[] = [];
     const record: CheckRecord = {
       name, suite: ctx.task.file.name + (ctx.task.suite ? ` > ${ctx.task.suite.name}` : ''), requirementIds,
-      status: 'fail', observations: [], wire, durationMs: 0,
+      status: 'fail', observations: [], wire, durationMs: 0, ...(revision && { revision }),
     };
     ctx.task.meta.conformance = record;
     const extraSecrets: string[] = [];
@@ -73,8 +118,9 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
     const http = new WireClient(wire, secrets, target.timeoutMs);
     const c: CheckContext = {
       target,
+      revision,
       http,
-      mcp: new McpSession(http, target),
+      mcp: new McpSession(http, target, { revision: revision ?? null }),
       verify(ok, message, expected, actual) {
         if (!ok) throw new CheckFailure(message, expected, actual);
       },
@@ -96,8 +142,8 @@ export function check(ids: string | string[], name: string, body: (c: CheckConte
     const started = performance.now();
     try {
       // A rule of revisions the target does not speak cannot be exercised on it.
-      if (rows.every((r) => r.revisions && !r.revisions.some((rev) => target.revisions.includes(rev)))) {
-        c.notTestable(`applies to ${[...new Set(rows.flatMap((r) => r.revisions!))].join(', ')}; the target speaks ${target.revisions.join(', ') || 'no detected revision'}`);
+      if (applies && !revision) {
+        c.notTestable(`applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || 'no detected revision'}`);
       }
       await body(c);
       record.status = 'pass';

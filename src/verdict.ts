@@ -1,3 +1,4 @@
+import type { Revision } from './catalog/types.js';
 import type { PropertyRecord } from './property.js';
 import type { Exchange } from './wire/exchange.js';
 
@@ -10,6 +11,11 @@ export interface CheckRecord {
   /** Suite file and describe path, for grouping and replay. */
   suite: string;
   requirementIds: string[];
+  /**
+   * The protocol revision the check's requests spoke. A revision-dependent row (catalog `revisions`) runs
+   * once per revision the target speaks, each record with its own; other checks carry the run's primary one.
+   */
+  revision?: Revision;
   status: CheckStatus;
   expected?: unknown;
   actual?: unknown;

@@ -1,43 +1,81 @@
 import { request } from 'undici';
 import { REVISIONS, type Revision } from '../catalog/types.js';
+import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
 import type { TargetInfo } from '../target-info.js';
 
-const MODERN: Revision = '2026-07-28';
+interface Probe {
+  message: any;
+  /** The session a stateful server opened for the probe, if any. */
+  sessionId?: string;
+}
 
-async function postJson(info: TargetInfo, body: unknown, headers: Record<string, string>): Promise<any> {
+/** POSTs one JSON-RPC request speaking `revision`'s wire; the reply's final message and session id. */
+async function probe(info: TargetInfo, revision: Revision, body: unknown): Promise<Probe | undefined> {
+  const spoken = speakRevision(revision, body, info.headers);
   try {
     const res = await request(info.mcpUrl, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', ...info.headers,
-        ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }), ...headers,
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', ...spoken.headers, ...info.headers,
+        ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }),
       },
-      body: JSON.stringify(body),
+      body: JSON.stringify(spoken.body),
       headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
     });
+    const sessionHeader = res.headers['mcp-session-id'];
+    const sessionId = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const text = await res.body.text();
     const data = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).pop() ?? '';
-    return JSON.parse(data);
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      message = undefined;
+    }
+    return { message, ...(sessionId !== undefined && { sessionId }) };
   } catch {
     return undefined;
   }
 }
 
 /**
+ * A stateful server opened a session for a probe: close it, so detection leaves nothing behind.
+ * "Clients that no longer need a particular session ... SHOULD send an HTTP DELETE to the MCP endpoint with the
+ * `Mcp-Session-Id` header, to explicitly terminate the session." (MCP 2025-11-25 basic/transports)
+ */
+async function closeSession(info: TargetInfo, revision: Revision, sessionId: string): Promise<void> {
+  try {
+    const res = await request(info.mcpUrl, {
+      method: 'DELETE',
+      headers: {
+        ...speakRevision(revision, undefined, info.headers).headers, ...info.headers,
+        ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }), 'mcp-session-id': sessionId,
+      },
+      headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
+    });
+    await res.body.dump();
+  } catch {
+    // A server that cannot end the session (405 is allowed) or went away: nothing more to do.
+  }
+}
+
+/**
  * Which revisions the target speaks: each 2025-era revision it echoes from `initialize`, and 2026-07-28
- * when `server/discover` lists it. With `--protocol <rev>` only that one is tested.
+ * when `server/discover` lists it. Each probe speaks the revision it asks about (from 2025-06-18 the
+ * `MCP-Protocol-Version` header), so a server that requires its header is still detected. With
+ * `--protocol <rev>` only that one is tested.
  */
 export async function detectRevisions(info: TargetInfo): Promise<Revision[]> {
   if (info.protocol !== 'auto') return [info.protocol];
   const spoken: Revision[] = [];
-  await Promise.all(REVISIONS.filter((r) => r !== MODERN).map(async (rev) => {
-    const reply = await postJson(info, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: rev, capabilities: {}, clientInfo: { name: 'mcp-conformance-harness', version: '1' } } }, {});
-    if (reply?.result?.protocolVersion === rev) spoken.push(rev);
+  await Promise.all(LEGACY_REVISIONS.map(async (rev) => {
+    const reply = await probe(info, rev, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: rev, capabilities: {}, clientInfo: CLIENT_INFO } });
+    if (reply?.sessionId !== undefined) await closeSession(info, rev, reply.sessionId);
+    if (reply?.message?.result?.protocolVersion === rev) spoken.push(rev);
   }));
-  const discover = await postJson(info, {
-    jsonrpc: '2.0', id: 1, method: 'server/discover',
-    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
-  }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
-  if (Array.isArray(discover?.result?.supportedVersions) && discover.result.supportedVersions.includes(MODERN)) spoken.push(MODERN);
+  const discover = await probe(info, MODERN, { jsonrpc: '2.0', id: 1, method: 'server/discover' });
+  if (discover?.sessionId !== undefined) await closeSession(info, MODERN, discover.sessionId);
+  const versions = discover?.message?.result?.supportedVersions;
+  if (Array.isArray(versions) && versions.includes(MODERN)) spoken.push(MODERN);
   return REVISIONS.filter((r) => spoken.includes(r));
 }
