@@ -1,5 +1,5 @@
 import { CATALOG } from './catalog/index.js';
-import type { Level, Requirement } from './catalog/types.js';
+import { REVISIONS, type Level, type Requirement, type Revision } from './catalog/types.js';
 import type { CheckRecord, RequirementStatus } from './verdict.js';
 
 export interface RequirementResult {
@@ -8,6 +8,8 @@ export interface RequirementResult {
   level: Level;
   source: string;
   text: string;
+  /** The revisions the rule applies to, when it depends on the revision: its checks ran once per revision spoken. */
+  revisions?: Revision[];
   status: RequirementStatus;
   /** Set when `--baseline` lists this id as an expected failure. */
   baseline?: 'expected-failure' | 'stale';
@@ -50,7 +52,7 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
     if (!selected(r)) continue;
     const checks = records.filter((c) => c.requirementIds.includes(r.id));
     const status = requirementStatus(r.level, checks);
-    const result: RequirementResult = { id: r.id, group: r.group, level: r.level, source: r.source, text: r.text, status, checks };
+    const result: RequirementResult = { id: r.id, group: r.group, level: r.level, source: r.source, text: r.text, ...(r.revisions && { revisions: r.revisions }), status, checks };
     if (baseline.has(r.id)) result.baseline = status === 'fail' || status === 'warn' ? 'expected-failure' : 'stale';
     requirements.push(result);
   }
@@ -60,6 +62,36 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
     else totals[r.status] += 1;
   }
   return { requirements, totals };
+}
+
+export type RevisionCell = RequirementStatus | 'not-applicable' | 'not-run';
+
+/** The revision x row matrix: the revision-dependent requirements and the revisions their checks spoke. */
+export interface RevisionMatrix {
+  revisions: Revision[];
+  rows: { id: string; level: Level; cells: Record<string, RevisionCell> }[];
+}
+
+/**
+ * Per revision-dependent requirement, its status under each revision the run spoke: from that revision's
+ * checks alone (as `requirementStatus`); `not-applicable` where the rule does not apply to the revision,
+ * `not-run` where it does but no check ran under it. Empty when no revision-dependent check spoke one.
+ */
+export function revisionMatrix(requirements: RequirementResult[]): RevisionMatrix {
+  const dependent = requirements.filter((r) => r.revisions);
+  const spoken = new Set(dependent.flatMap((r) => r.checks.map((c) => c.revision).filter((v): v is Revision => v !== undefined)));
+  const revisions = REVISIONS.filter((rev) => spoken.has(rev));
+  if (revisions.length === 0) return { revisions, rows: [] };
+  const rows = dependent.map((r) => ({
+    id: r.id,
+    level: r.level,
+    cells: Object.fromEntries(revisions.map((rev): [string, RevisionCell] => {
+      if (!r.revisions!.includes(rev)) return [rev, 'not-applicable'];
+      const checks = r.checks.filter((c) => c.revision === rev);
+      return [rev, checks.length === 0 ? 'not-run' : requirementStatus(r.level, checks)];
+    })),
+  }));
+  return { revisions, rows };
 }
 
 /** Exit 0 when no MUST fails (and no SHOULD under --strict) outside the baseline, and no baseline entry is stale. */

@@ -50,6 +50,14 @@ export function oneLine(text: string, max = 300): string {
   return truncate(text.replace(/\s+/g, ' ').trim(), max);
 }
 
+/**
+ * A check's name as reports show it: a revision-dependent requirement's checks ran once per revision, so the
+ * revision is part of the name (`name [2025-06-18]`); other checks keep their plain name.
+ */
+export function checkLabel(r: Pick<RequirementResult, 'revisions'>, c: Pick<CheckRecord, 'name' | 'revision'>): string {
+  return r.revisions && c.revision ? `${c.name} [${c.revision}]` : c.name;
+}
+
 /** The checks of a requirement that failed. */
 export function failedChecks(r: RequirementResult): CheckRecord[] {
   return r.checks.filter((c) => c.status === 'fail');
@@ -140,7 +148,8 @@ function failureBody(r: RequirementResult, c: CheckRecord): string {
   return [
     `requirement: ${r.id} (${r.level}, ${r.source})`,
     `  "${r.text}"`,
-    `check: ${c.name} (${c.suite})`,
+    `check: ${checkLabel(r, c)} (${c.suite})`,
+    ...(c.revision ? [`protocol revision: ${c.revision}`] : []),
     ...(c.message ? [`message: ${c.message}`] : []),
     ...(c.property ? [describeProperty(c.property)] : []),
     `expected: ${formatValue(c.expected)}`,
@@ -153,7 +162,7 @@ function failureBody(r: RequirementResult, c: CheckRecord): string {
 }
 
 function caseFor(results: Results, r: RequirementResult, c: CheckRecord): TestCase {
-  const tc: TestCase = { classname: `${r.group}.${r.id}`, name: c.name, timeMs: c.durationMs };
+  const tc: TestCase = { classname: `${r.group}.${r.id}`, name: checkLabel(r, c), timeMs: c.durationMs };
   const notes = [...(c.property ? [describeProperty(c.property)] : []), ...c.observations.map((o) => `observation: ${o}`)];
   const observed = notes.length ? notes.join('\n') : undefined;
   if (c.status === 'not-testable') {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RequirementResult, Results } from '../results.js';
+import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
-import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
 import { renderLoadSection } from '../../load/report/load-html.js';
@@ -103,10 +103,10 @@ function wireHtml(wire: Exchange[]): string {
   return `<details class="wire" open><summary>Wire log: ${wire.length} exchange${wire.length === 1 ? '' : 's'}</summary><ol class="exchanges">${wire.slice(0, MAX_EXCHANGES).map(exchangeHtml).join('\n')}</ol>${more}</details>`;
 }
 
-function checkHtml(c: CheckRecord): string {
+function checkHtml(r: RequirementResult, c: CheckRecord): string {
   const obs = c.observations.length ? `<ul class="obs">${c.observations.map((o) => `<li>observed: ${h(o)}</li>`).join('')}</ul>` : '';
   return `<div class="check">
-<h4>${h(c.name)} <span class="muted">${h(c.suite)}, ${h(String(c.durationMs))} ms</span></h4>
+<h4>${h(checkLabel(r, c))} <span class="muted">${h(c.suite)}, ${c.revision ? `protocol ${h(c.revision)}, ` : ''}${h(String(c.durationMs))} ms</span></h4>
 ${c.message ? `<p class="message">${h(c.message)}</p>` : ''}
 ${c.property ? `<p class="property">${h(describeProperty(c.property))}</p>` : ''}
 <div class="ea"><div><h5>expected</h5><pre>${h(truncate(formatValue(c.expected), MAX_BODY))}</pre></div><div><h5>actual</h5><pre>${h(truncate(formatValue(c.actual), MAX_BODY))}</pre></div></div>
@@ -126,7 +126,7 @@ function failureHtml(r: RequirementResult, results: Results): string {
 <p class="source">${h(r.source)}</p>
 <blockquote>${h(r.text)}</blockquote>
 ${note}
-${failedChecks(r).map(checkHtml).join('\n')}
+${failedChecks(r).map((c) => checkHtml(r, c)).join('\n')}
 </article>`;
 }
 
@@ -135,12 +135,32 @@ function matrixRow(r: RequirementResult): string {
     ? '<li class="c-untested muted">no check verifies this requirement</li>'
     : r.checks.map((c) => {
       const detail = c.status === 'not-testable' ? c.reason ?? 'no reason given' : c.status === 'fail' ? c.message ?? '' : '';
-      return `<li class="c-${h(c.status)}">${badge(c.status)} ${h(c.name)}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
+      return `<li class="c-${h(c.status)}">${badge(c.status)} ${h(checkLabel(r, c))}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
     }).join('');
   const evidence = failedChecks(r).length ? ` <a href="#${anchor('req', r.id)}">evidence</a>` : '';
   const search = `${r.id} ${r.group} ${r.level} ${r.source} ${r.text}`.toLowerCase();
   return `<tr class="req" id="${anchor('m', r.id)}" data-id="${h(r.id)}" data-status="${h(r.status)}" data-search="${h(search)}">
 <td><code>${h(r.id)}</code><div class="text">${h(r.text)}</div></td><td>${h(r.group)}</td><td>${h(r.level)}</td><td>${badge(r.status, r.baseline ? `(${r.baseline === 'stale' ? 'stale baseline' : 'baseline'})` : '')}${evidence}</td><td>${h(r.source)}</td><td><ul class="checks">${checks}</ul></td></tr>`;
+}
+
+const CELL_LABEL: Record<'not-applicable' | 'not-run', string> = { 'not-applicable': '—', 'not-run': 'not run' };
+
+/** The revision x row matrix of the revision-dependent requirements (empty when none spoke a revision). */
+function revisionSection(reqs: RequirementResult[]): string {
+  const m = revisionMatrix(reqs);
+  if (m.rows.length === 0) return '';
+  const cellHtml = (v: RevisionCell) => (v === 'not-applicable' || v === 'not-run' ? `<span class="muted">${h(CELL_LABEL[v])}</span>` : badge(v));
+  const rows = m.rows.map((row) => `<tr><td><a href="#${anchor('m', row.id)}"><code>${h(row.id)}</code></a></td><td>${h(row.level)}</td>${m.revisions.map((rev) => `<td>${cellHtml(row.cells[rev]!)}</td>`).join('')}</tr>`).join('\n');
+  return `<section id="revisions">
+<h2>By protocol revision (${m.rows.length})</h2>
+<p class="muted">Requirements that depend on the revision ran once per revision the target speaks, each with that revision's headers. —: does not apply to the revision.</p>
+<table class="revisions">
+<thead><tr><th>Requirement</th><th>Level</th>${m.revisions.map((rev) => `<th>${h(rev)}</th>`).join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
 }
 
 const CSS = `
@@ -165,6 +185,7 @@ h2 { margin: 22px 0 10px; font-size: 18px; border-bottom: 1px solid var(--line);
 .badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--un); white-space: nowrap; }
 .s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-untested { background: var(--un); }
 table { border-collapse: collapse; width: 100%; }
+table.revisions { width: auto; } table.revisions th, table.revisions td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; } table.revisions thead th { background: var(--soft); }
 table.matrix th, table.matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
 table.matrix thead th { background: var(--soft); position: sticky; top: 46px; }
 table.matrix .text { color: var(--muted); font-size: 12.5px; max-width: 46ch; }
@@ -274,6 +295,7 @@ ${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" a
 <h2>Failures and warnings (${shownFailures.length})</h2>
 ${shownFailures.length ? shownFailures.map((r) => failureHtml(r, results)).join('\n') : '<p>No requirement fails or warns.</p>'}
 </section>
+${revisionSection(reqs)}
 <section id="matrix">
 <h2>Requirement matrix (${reqs.length})</h2>
 <table class="matrix">

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RequirementResult, Results } from '../results.js';
-import { failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
+import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty, runsText } from './property-text.js';
 
 /*
@@ -77,7 +77,7 @@ function failureSection(r: RequirementResult): string {
   }
   const failed = failedChecks(r);
   for (const c of failed.slice(0, MAX_CHECKS)) {
-    out.push('', `**${mdText(c.name)}**${c.message ? `: ${mdText(truncate(c.message, 600))}` : ''}`, '', expectedActual(c.expected, c.actual));
+    out.push('', `**${mdText(checkLabel(r, c))}**${c.message ? `: ${mdText(truncate(c.message, 600))}` : ''}`, '', expectedActual(c.expected, c.actual));
     if (c.property) out.push(`- ${mdText(truncate(describeProperty(c.property), 800))}`);
     for (const o of c.observations.slice(0, 5)) out.push(`- observed: ${mdText(truncate(o, 300))}`);
     if (c.replay) out.push('', 'Replay:', '', mdBlock(c.replay, 'sh'));
@@ -101,6 +101,20 @@ function matrixRow(r: RequirementResult): string {
   const n = (s: string) => r.checks.filter((c) => c.status === s).length;
   const checks = r.checks.length === 0 ? 'none' : `${n('pass')} pass, ${n('fail')} fail, ${n('not-testable')} n/t`;
   return `| ${cell(mdCode(r.id))} | ${cell(mdText(r.group))} | ${r.level} | ${statusLabel(r)} | ${cell(mdText(r.source))} | ${checks} |`;
+}
+
+const CELL_LABEL: Record<RevisionCell, string> = {
+  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'n/t', untested: 'untested', 'not-applicable': '—', 'not-run': 'not run',
+};
+
+/** The revision x row matrix of the revision-dependent requirements: a header and one line per row. */
+function revisionRows(reqs: RequirementResult[]): { header: string; rows: string[] } | undefined {
+  const m = revisionMatrix(reqs);
+  if (m.rows.length === 0) return undefined;
+  return {
+    header: `| Requirement | ${m.revisions.join(' | ')} |\n|---|${m.revisions.map(() => '---').join('|')}|`,
+    rows: m.rows.map((row) => `| ${cell(mdCode(row.id))} | ${m.revisions.map((rev) => CELL_LABEL[row.cells[rev]!]).join(' | ')} |`),
+  };
 }
 
 /** One row per property check: what it verifies, how far it searched, what it found. */
@@ -208,6 +222,12 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   if (properties.length) {
     b.add(`\n### Properties (${properties.length})\n\nfast-check searches with seed ${mdCode(String(results.seed))}; a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
     for (const row of properties) b.add(row);
+  }
+
+  const byRevision = revisionRows(reqs);
+  if (byRevision) {
+    b.add(`\n### By protocol revision (${byRevision.rows.length})\n\nRequirements that depend on the revision ran once per revision the target speaks, each with that revision's headers (—: does not apply to the revision; n/t: not testable).\n\n${byRevision.header}`, false);
+    for (const row of byRevision.rows) b.add(row);
   }
 
   const matrixOpened = b.add([
