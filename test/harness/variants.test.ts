@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VARIANTS } from '../../fixtures/variants/index.js';
+import { CATALOG } from '../../src/catalog/index.js';
+import { defaultProfile, runConformance, type RunOptions } from '../../src/run.js';
+import { failingRows, describeRows } from '../helpers/variant-verdict.js';
+
+/**
+ * The mirror of the mutation test: each faithful variant differs from the reference only where the
+ * description allows, and the harness, pointed at it as a user points it at a deployment (url target,
+ * the default url profile, auto revision detection, the keys the variant hands out), must say it conforms,
+ * or fail exactly on the variant's documented deviations. One variant at a time: each run is 20-40 s of a
+ * full suite on a shared machine.
+ */
+const reports = mkdtempSync(join(tmpdir(), 'variants-'));
+let keepReports = false;
+
+afterAll(() => {
+  // Reports of a failed run stay for a look at their results.json (the path is in the failure message).
+  if (!keepReports) rmSync(reports, { recursive: true, force: true });
+});
+
+describe('faithful variants', () => {
+  it('each is named once, says which sentence allows it, and documents only known requirement ids', () => {
+    expect(new Set(VARIANTS.map((v) => v.name)).size).toBe(VARIANTS.length);
+    const ids = new Set(CATALOG.map((r) => r.id));
+    for (const v of VARIANTS) {
+      expect(v.allowedBy.length, `${v.name}: allowedBy`).toBeGreaterThan(20);
+      for (const id of v.expected.failing) expect(ids.has(id), `${v.name} documents unknown id ${id}`).toBe(true);
+      expect(v.expected.exitCode, `${v.name}: a documented MUST deviation fails the run`).toBe(v.expected.failing.length > 0 ? 1 : 0);
+    }
+  });
+
+  it.each(VARIANTS.map((v) => [v.name, v] as const))('%s: the harness gives the documented verdict', async (name, v) => {
+    const server = await v.start();
+    const reportDir = join(reports, name);
+    try {
+      const options: RunOptions = {
+        target: 'url',
+        baseUrl: server.baseUrl,
+        headers: {},
+        ...(server.keys && { apiKey: server.keys.apiKey, otherKey: server.keys.otherKey, revokedKey: server.keys.revokedKey }),
+        // What a user pointing the harness at a deployment gets without --profile.
+        profile: defaultProfile('url', { baseUrl: server.baseUrl }),
+        protocol: 'auto',
+        only: [],
+        strict: false,
+        baseline: [],
+        reportDir,
+        seed: 20260728,
+        timeoutMs: 10_000,
+      };
+      const results = await runConformance(options);
+      const failing = failingRows(results);
+      const message = `${name} (${v.description}); reports in ${reportDir}\n${describeRows(failing)}`;
+      if (failing.map((r) => r.id).sort().join() !== [...v.expected.failing].sort().join() || results.exitCode !== v.expected.exitCode) keepReports = true;
+      expect(failing.map((r) => r.id).sort(), message).toEqual([...v.expected.failing].sort());
+      expect(results.exitCode, message).toBe(v.expected.exitCode);
+    } catch (err) {
+      keepReports = true;
+      throw err;
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+});
