@@ -285,7 +285,7 @@ describe('calls', () => {
     const list = listBlocks(c);
     const args = { ...list.arguments, published: 'yes' };
     let res: WireResponse;
-    if (c.target.revisions.includes(SEP_1303)) {
+    if ((c.revision ?? (c.target.revisions.includes(SEP_1303) ? SEP_1303 : MODERN)) === SEP_1303) { // this run's revision
       res = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': SEP_1303 } });
     } else {
       res = await c.mcp.post({

@@ -190,7 +190,7 @@ describe.concurrent('tool argument properties', () => {
   // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors (e.g., date in
   // wrong format, value out of range)" (2025-11-25, SEP-1303).
   check('calls-invalid-arguments-tool-error', 'property: from 2025-11-25, arguments the inputSchema refuses get an isError result with a message', async (c) => {
-    const revision = c.target.revisions.includes(SEP_1303) ? SEP_1303 : MODERN;
+    const revision = c.revision ?? (c.target.revisions.includes(SEP_1303) ? SEP_1303 : MODERN); // this run's revision
     await invalidArgumentsProperty(c, 'tool-arguments-sep-1303', [revision], (call, msg) => {
       c.verify(msg.result?.isError === true, `${show(call)}: invalid arguments get a result with isError: true`, { result: { isError: true } }, msg);
       c.verify(textOf(msg.result).trim().length > 0, `${show(call)}: the isError result says what is wrong in a text block`, 'a non-empty text block', msg.result);
