@@ -12,7 +12,8 @@ function final(res: WireResponse): any {
 
 /** Every JSON-RPC message of a reply: the JSON body (or batch), or each SSE message. */
 function messages(res: WireResponse): any[] {
-  if (res.messages) return res.messages;
+  // An SSE event with empty data carries no message: 2025-11-25's priming event is "an event ID and an empty data field".
+  if (res.messages) return res.messages.filter((_, i) => res.events?.[i]?.data !== '');
   if (Array.isArray(res.json)) return res.json;
   return res.json === undefined ? [] : [res.json];
 }
