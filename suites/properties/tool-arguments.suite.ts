@@ -162,6 +162,7 @@ describe.concurrent('tool argument properties', () => {
   check('calls-valid-arguments-accepted', 'property: arguments valid per a tool\'s inputSchema never get a protocol error or a 5xx', async (c) => {
     const s = await setup(c, 'tool-arguments-valid');
     const byName = new Map(s.tools.map((t) => [t.name, t]));
+    const slow = new Set<string>();
     await c.property({
       id: 'tool-arguments-valid',
       arbitrary: validCalls(s, [undefined, ...c.target.revisions]),
@@ -171,11 +172,18 @@ describe.concurrent('tool argument properties', () => {
         // ajv judges: a value the generator got wrong is not a valid-arguments case.
         fc.pre(tool.validate(call.args));
         const { res, id } = await callTool(c, s, call, tool.streaming);
+        // A tool may take its time (a long-running operation): a stream still open at the deadline, its result
+        // not yet sent, has shown no protocol error and proves none.
+        if (res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id) {
+          slow.add(call.tool);
+          return;
+        }
         const msg = reply(c, call, res, id);
         c.verify(!('error' in msg), `${show(call)}: arguments the inputSchema accepts get a result (isError allowed), not a protocol error`, { result: '...' }, msg);
         c.verify(isObject(msg.result) && Array.isArray(msg.result.content), `${show(call)}: the result has a content array`, { content: [] }, msg.result);
       },
     });
+    if (slow.size > 0) c.observe(`still streaming at the deadline, so not judged: calls of ${[...slow].join(', ')}`);
   }, { generic: true });
 
   // "Servers **MUST**: Validate all tool inputs." Rejected as invalid: -32602 (protocol error, before 2025-11-25) or
