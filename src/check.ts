@@ -1,4 +1,6 @@
 import { inject, test, type TestContext } from 'vitest';
+import { flushSpent } from './budget/broker-client.js';
+import { pacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';
@@ -52,6 +54,8 @@ export interface CheckOptions {
   timeout?: number;
   /** Run under the generic profile too (protocol rules that hold for any MCP server). */
   generic?: boolean;
+  /** A check of rate limiting: its requests are not paced and its 429s are not waited out. */
+  rateLimit?: boolean;
 }
 
 function selected(ids: string[], only: string[]): boolean {
@@ -115,7 +119,8 @@ function register(
     ctx.task.meta.conformance = record;
     const extraSecrets: string[] = [];
     const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, ...extraSecrets].filter((k): k is string => !!k);
-    const http = new WireClient(wire, secrets, target.timeoutMs);
+    pacer.configure(target);
+    const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit });
     const c: CheckContext = {
       target,
       revision,
@@ -165,6 +170,7 @@ function register(
       throw err;
     } finally {
       record.durationMs = Math.round(performance.now() - started);
+      await flushSpent(target).catch((err: Error) => record.observations.push(`the run's ledger missed this check's counts: ${err.message}`));
       // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
       if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
     }

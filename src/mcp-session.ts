@@ -1,7 +1,9 @@
 import type { Revision } from './catalog/types.js';
 import { fill, type CallRecipe } from './profile.js';
+import { findId } from './profile-derive.js';
 import { primaryRevision, speakRevision, type SpokenRequest } from './revision-wire.js';
 import type { TargetInfo } from './target-info.js';
+import { NotTestable } from './verdict.js';
 import type { WireClient, WireResponse } from './wire/client.js';
 
 export interface PostOptions {
@@ -52,12 +54,15 @@ export class McpSession {
   /** The headers of a request; `body` (a JSON-RPC message) lets the 2026-07-28 headers derive from it. */
   headers(options: PostOptions = {}, body?: unknown): Record<string, string> {
     const key = options.key === undefined ? this.target.apiKey : options.key;
+    // A service target with no key of its own (bootstrap refused, none given): the check cannot judge.
+    if (options.key === undefined && key === undefined && this.target.noKeyReason) throw new NotTestable(this.target.noKeyReason);
     return {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       ...this.speak(options, body).headers,
       ...this.target.headers,
       ...(key !== null && key !== undefined && { authorization: `Bearer ${key}` }),
+      ...(this.target.sessionId && { 'mcp-session-id': this.target.sessionId }), // a stateful server's session (session-lifecycle.ts)
       ...options.headers,
     };
   }
@@ -96,7 +101,7 @@ export class McpSession {
   async recipe(recipe: CallRecipe, vars: Record<string, unknown>, options: PostOptions & { id?: string | number; progressToken?: string | number } = {}): Promise<WireResponse> {
     const res = await this.call(recipe.tool, fill(recipe.arguments, vars) as Record<string, unknown>, options);
     const result = finalMessage(res)?.result;
-    for (const [name, pointer] of Object.entries(recipe.capture ?? {})) vars[name] = jsonPointer(result?.structuredContent, pointer);
+    for (const [name, how] of Object.entries(recipe.capture ?? {})) vars[name] = captured(result, how);
     return res;
   }
 
@@ -121,4 +126,20 @@ export function jsonPointer(value: unknown, pointer: string): unknown {
     v = v?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
   return v;
+}
+
+/** A value a recipe captures from a tool result: by JSON pointer into structuredContent, or an id found by name. */
+export function captured(result: any, how: string | { find: string }): unknown {
+  return typeof how === 'string' ? jsonPointer(result?.structuredContent, how) : findId(result?.structuredContent ?? textJson(result), how.find);
+}
+
+/** A tool result's first text content parsed as JSON (results without structuredContent), else undefined. */
+function textJson(result: any): unknown {
+  const text = Array.isArray(result?.content) ? result.content.find((c: any) => c?.type === 'text')?.text : undefined;
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { NotTestable } from './verdict.js';
 import type { Exchange } from './wire/exchange.js';
 
 /** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
@@ -22,6 +23,8 @@ export interface PropertySpec<T> {
   predicate: (value: T) => Promise<boolean | void>;
   /** A cap on runs in quick (time-boxed) mode, for expensive properties; deep mode runs the full budget. */
   maxRuns?: number;
+  /** A cap on runs in every mode: what a budget outside the harness allows (bootstraps on a deployment). */
+  runLimit?: number;
   /** Renders a value for reports without secrets (default fc.stringify). */
   show?: (value: T) => string;
 }
@@ -59,12 +62,19 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   const started = performance.now();
   /** The run in flight: the time box abandons it, and a run that never ends is a hang, not a pass. */
   let inFlight: { value: T; done: Promise<boolean | void>; settled: boolean } | undefined;
-  const runsRequested = budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs;
+  const runsRequested = Math.min(budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs, spec.runLimit ?? Infinity);
+  /** A run the deployment kept from judging (rate limited beyond the wait budget): the search stops there. */
+  let blocked: NotTestable | undefined;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
   const property = fc.asyncProperty(spec.arbitrary, async (value) => {
+    if (blocked) return true;
     wire.length = 0;
-    const run = spec.predicate(value);
+    const run = spec.predicate(value).catch((err: unknown) => {
+      if (!(err instanceof NotTestable)) throw err;
+      blocked = err;
+      return true;
+    });
     const current = { value, done: run, settled: false };
     inFlight = current;
     try {
@@ -78,8 +88,12 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   });
   const replayPath = budget.replay?.id === spec.id ? budget.replay.path : undefined;
   const plugins = (ms: number) => (ms > 0 ? [fc.interruptAfterTimeLimit(ms)] : []);
+  // A few runs allowed by an outside budget (bootstraps on a deployment, paced by its rate limit) all run:
+  // a time box sized for thousands of fast runs would end them while they wait their turn.
+  const searchTimeMs = spec.runLimit !== undefined && spec.runLimit < (spec.maxRuns ?? budget.runs) ? 0 : budget.timeLimitMs;
   // `timeout`: a run that takes longer than a request's deadline fails (and shrinks) like any other.
-  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, timeout: runTimeoutMs, plugins: plugins(budget.timeLimitMs) });
+  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, timeout: runTimeoutMs, plugins: plugins(searchTimeMs) });
+  if (blocked) throw blocked;
   const record: PropertyRecord = {
     id: spec.id, seed, runsRequested, runs: details.numRuns, interrupted: details.interrupted, timeMs: 0,
     ...(replayPath !== undefined && { replayed: replayPath }),
@@ -103,8 +117,10 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     throw propertyFailure(`property ${spec.id} failed after ${found.numRuns} run(s), shrunk to ${record.counterexample} (seed ${seed}, path ${record.path})`, failure, record);
   }
   const abandoned = inFlight;
+  let finishedInFlight = false;
   if (details.interrupted && abandoned && !abandoned.settled) {
     const failure = await outcome(abandoned.done, runTimeoutMs);
+    finishedInFlight = failure === undefined;
     if (failure !== undefined) {
       record.counterexample = show(abandoned.value);
       record.timeMs = Math.round(performance.now() - started);
@@ -115,6 +131,13 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   if (replayPath !== undefined && details.numRuns === 0) {
     // A pass that ran nothing proves nothing: the path does not lead to a value of this property and seed.
     throw Object.assign(new PropertyFailure(`property ${spec.id}: --replay path ${replayPath} reaches no value with seed ${seed} (was it printed by a run with this seed and property?)`, 'one replayed run', 'no run'), { property: record });
+  }
+  if (blocked) throw blocked;
+  // A slow target (or a loaded machine) can take longer than the time box for its first run: the run in
+  // flight, let finish above, is the search's one run.
+  if (details.failed && details.interrupted && details.numRuns === 0 && finishedInFlight) {
+    record.runs = 1;
+    return record;
   }
   if (details.failed) {
     const why = details.interrupted ? `the time box (${budget.timeLimitMs} ms) ended before a single run` : `${details.numSkips} generated values were skipped`;

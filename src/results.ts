@@ -16,6 +16,28 @@ export interface RequirementResult {
   checks: CheckRecord[];
 }
 
+/**
+ * What the run consumed of the deployment: a release engineer pointing the harness at staging is told
+ * what it cost. Mails: the spec's bootstrap "also emails a claim link to the human", one per workspace.
+ */
+export interface Consumption {
+  /** Bootstrap requests the run was allowed (`--bootstrap-budget`); null: unbounded (a target the harness owns). */
+  bootstrapBudget: number | null;
+  requests: number;
+  bootstraps: number;
+  workspaces: number;
+  mails: number;
+  blocksCreated: number;
+  /** 429s waited out, and the time spent waiting (429s and the client-side bucket). */
+  rateLimited: number;
+  waitedMs: number;
+  waitBudgetMs: number;
+  /** Bootstrap requests granted, by purpose. */
+  bootstrapShares: Record<string, number>;
+  /** Bootstrap requests purposes wanted beyond their share of the budget. */
+  beyondBudget?: Record<string, number>;
+}
+
 export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number }
 
 export interface Results {
@@ -30,6 +52,7 @@ export interface Results {
   durationMs: number;
   requirements: RequirementResult[];
   totals: Totals;
+  consumption?: Consumption;
   /** Why the run passes or fails, in one line. */
   verdict: string;
   exitCode: 0 | 1;

@@ -6,7 +6,11 @@ import { startBroker } from './budget/broker.js';
 import { sumSpent, takeSpent } from './budget/tally.js';
 import { CATALOG } from './catalog/index.js';
 import type { Revision } from './catalog/types.js';
-import { loadProfile } from './profile.js';
+import { McpSession } from './mcp-session.js';
+import { loadProfile, type Profile } from './profile.js';
+import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
+import type { TargetInfo } from './target-info.js';
+import { WireClient } from './wire/client.js';
 import { QUICK_BUDGET, type PropertyBudget } from './property.js';
 import { aggregate, decide, type Consumption, type Results } from './results.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
@@ -95,8 +99,8 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
     case 'stdio': {
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
       const { prepareStdio } = await import('./targets/stdio.js');
-      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
-      return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: 'bootstrapsUsed' in http ? http.bootstrapsUsed : 0 };
+      const http: PreparedTarget & { bootstrapsUsed?: number } = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
+      return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: http.bootstrapsUsed ?? 0 };
     }
     default:
       throw new TargetError(`--target ${options.target} is not available yet`);
@@ -126,6 +130,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   target.info.broker = { url: broker.url, token: broker.token };
   target.info.revisions = await detectRevisions(target.info);
   const session = await openRunSession(target.info);
+  if (profile.derive) target.info.profile = await deriveFor(target.info);
   const records: CheckRecord[] = [];
   const suiteErrors: string[] = [];
   try {
@@ -191,6 +196,16 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   for (const write of options.writers ?? []) write(results, dir);
   return results;
+}
+
+/** The derived profile's recipes from the target's tools/list (src/profile-derive.ts). */
+async function deriveFor(info: TargetInfo): Promise<Profile> {
+  const tools = await listTools(new McpSession(new WireClient([], () => [], info.timeoutMs), info));
+  if (typeof tools === 'string') {
+    const why = `the recipes are built from tools/list, which could not be read: ${tools}`;
+    return { ...info.profile, gaps: Object.fromEntries([...SPEC_STREAMING_TOOLS, 'createBlock', 'listBlocks', 'publishBlock'].map((k) => [k, why])) };
+  }
+  return deriveProfile(info.profile, tools, info.seed);
 }
 
 /**

@@ -15,8 +15,12 @@ export interface TargetInfo {
   headers: Record<string, string>;
   /** A live key of workspace A (from bootstrap, or `--api-key`); absent for servers without auth. */
   apiKey?: string;
-  /** A live key of another workspace, for isolation checks. */
+  /** A live key of another workspace, for isolation checks (from bootstrap, or `--other-key`). */
   otherKey?: string;
+  /** Why there is no `apiKey` on a service target (bootstrap refused, budget spent): key rows say so. */
+  noKeyReason?: string;
+  /** Why there is no `otherKey`. */
+  noOtherKeyReason?: string;
   /** A revoked key (`--revoked-key`, or minted then revoked on the embedded target). */
   revokedKey?: string;
   /** Prefix before `_live_` in keys, learnt from the keys in hand. */

@@ -90,9 +90,9 @@ function accepted(res: WireResponse): boolean {
 async function scopingProbe(c: CheckContext, second: 'listBlocks' | 'publishBlock') {
   keyOf(c);
   const { otherKey } = c.target;
-  if (!otherKey) c.notTestable('no key of a second workspace for this target');
-  const createBlock = c.target.profile.calls.createBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no createBlock call`);
-  const recipe = c.target.profile.calls[second] ?? c.notTestable(`the profile "${c.target.profile.name}" has no ${second} call`);
+  if (!otherKey) c.notTestable(c.target.noOtherKeyReason ?? 'no key of a second workspace for this target');
+  const createBlock = c.target.profile.calls.createBlock ?? c.notTestable(c.target.profile.gaps?.createBlock ?? `the profile "${c.target.profile.name}" has no createBlock call`);
+  const recipe = c.target.profile.calls[second] ?? c.notTestable(c.target.profile.gaps?.[second] ?? `the profile "${c.target.profile.name}" has no ${second} call`);
   const title = `scoping probe ${randomBytes(6).toString('hex')}`;
   const vars: Record<string, unknown> = { title };
   const created = await c.mcp.recipe(createBlock, vars);

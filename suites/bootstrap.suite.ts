@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
+import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
@@ -79,12 +80,15 @@ interface Bootstrapped {
   exchanges: Exchange[];
 }
 
-let shared: Promise<Bootstrapped> | undefined;
+/** The shared bootstrap, or why the run's budget left none for it. */
+let shared: Promise<Bootstrapped | string> | undefined;
 
 /** The one valid bootstrap of this suite; its exchanges are copied into the evidence of every check that uses it. */
 async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
   shared ??= (async () => {
+    const permit = await bootstrapPermit(c.target, 'bootstrap-reply', 1);
+    if (permit.granted < 1) return budgetSpentReason('the bootstrap reply checks', permit.budget);
     const exchanges: Exchange[] = [];
     const rec = new Recorder(exchanges, c.target);
     const body = validBody('reply');
@@ -94,6 +98,7 @@ async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
     return { body, res, firstUse, exchanges };
   })();
   const b = await shared;
+  if (typeof b === 'string') c.notTestable(b);
   c.http.log.push(...b.exchanges);
   return b;
 }
@@ -111,11 +116,20 @@ function verifyCreated(c: CheckContext, res: WireResponse): void {
 
 interface Probe { label: string; body: { json: unknown } | { raw: string } }
 
-/** Sends each body; a 429 means the endpoint's own rate limit hid the answer, so the check cannot judge. */
-async function probe(c: CheckContext, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+/**
+ * Sends each body the check's share of the bootstrap budget covers (the first, then the rest when the budget
+ * allows; src/budget/bootstrap-plan.ts). A 429 is waited out by the wire client; one that outlasts the
+ * run's wait budget makes the check not testable.
+ */
+async function probe(c: CheckContext, id: string, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
+  const first = await bootstrapPermit(c.target, `probe:${id}`, 1);
+  if (first.granted < 1) c.notTestable(budgetSpentReason(id, first.budget));
+  const more = await bootstrapPermit(c.target, `probe-more:${id}`, probes.length - 1);
+  const sent = probes.slice(0, 1 + more.granted);
+  if (sent.length < probes.length) c.observe(`${sent.length} of ${probes.length} bodies sent: the rest are beyond the run's bootstrap budget (${first.budget}, --bootstrap-budget)`);
   const rec = recorder(c);
-  const results = await Promise.all(probes.map(async (p) => ({ label: p.label, res: await rec.bootstrap(p.body) })));
+  const results = await Promise.all(sent.map(async (p) => ({ label: p.label, res: await rec.bootstrap(p.body) })));
   const limited = results.filter((r) => r.res.status === 429);
   if (limited.length > 0) c.notTestable(`the bootstrap endpoint rate-limited ${limited.length} of ${results.length} requests (429); run again later`);
   for (const r of results) if (r.res.status >= 400 && r.res.mediaType !== 'application/json' && !r.res.mediaType.endsWith('+json')) c.observe(`${r.label}: ${r.res.status} with ${r.res.mediaType || 'no content type'}, not a JSON error`);
@@ -189,7 +203,7 @@ describe.concurrent('bootstrap', () => {
   // "The service also emails a claim link to the human." (A body without `humanEmail` cannot be served.)
   check('bootstrap-missing-email-4xx', 'a body without humanEmail is refused with a 4xx', async (c) => {
     const { humanEmail: _, ...rest } = validBody('no-email');
-    expect4xx(c, await probe(c, [
+    expect4xx(c, await probe(c, 'bootstrap-missing-email-4xx', [
       { label: 'humanEmail left out', body: { json: rest } },
       { label: 'empty object', body: { json: {} } },
     ]));
@@ -198,7 +212,7 @@ describe.concurrent('bootstrap', () => {
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred" — the
   // requiredness of the other fields is not stated, so they may be accepted or refused, never answered 5xx.
   check('bootstrap-missing-field-no-5xx', 'a body missing agentName, workspaceName or canvasName never gets a 5xx', async (c) => {
-    const results = await probe(c, (['agentName', 'workspaceName', 'canvasName'] as const).map((field) => {
+    const results = await probe(c, 'bootstrap-missing-field-no-5xx', (['agentName', 'workspaceName', 'canvasName'] as const).map((field) => {
       const body: Record<string, unknown> = validBody(`no-${field}`);
       delete body[field];
       return { label: `${field} left out`, body: { json: body } };
@@ -211,7 +225,7 @@ describe.concurrent('bootstrap', () => {
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
   check('bootstrap-wrong-type-4xx', 'fields of the wrong type are refused with a 4xx', async (c) => {
     const typed = (field: string, value: unknown): Probe => ({ label: `${field} = ${JSON.stringify(value)}`, body: { json: { ...validBody('types'), [field]: value } } });
-    expect4xx(c, await probe(c, [
+    expect4xx(c, await probe(c, 'bootstrap-wrong-type-4xx', [
       typed('humanEmail', 42),
       typed('humanEmail', [testAddress('array')]),
       typed('agentName', 42),
@@ -222,14 +236,14 @@ describe.concurrent('bootstrap', () => {
 
   // "`humanEmail`: string, e-mail address. Address of the human who receives the claim link."
   check('bootstrap-bad-email-4xx', 'a humanEmail that is not an e-mail address is refused with a 4xx', async (c) => {
-    expect4xx(c, await probe(c, ['not-an-email', 'missing-at.example.com', '@example.com', 'two@@example.com'].map((humanEmail) => ({
+    expect4xx(c, await probe(c, 'bootstrap-bad-email-4xx', ['not-an-email', 'missing-at.example.com', '@example.com', 'two@@example.com'].map((humanEmail) => ({
       label: `humanEmail "${humanEmail}"`, body: { json: { ...validBody('bad-email'), humanEmail } },
     }))));
   });
 
   // "Request headers: `Content-Type: application/json`" — a body that is not a JSON object is a client error.
   check('bootstrap-malformed-body-4xx', 'bodies that are not JSON, or not a JSON object, are refused with a 4xx', async (c) => {
-    expect4xx(c, await probe(c, [
+    expect4xx(c, await probe(c, 'bootstrap-malformed-body-4xx', [
       { label: 'truncated JSON', body: { raw: '{"humanEmail": "a@example.com", ' } },
       { label: 'not JSON at all', body: { raw: 'humanEmail=a@example.com' } },
       { label: 'empty body', body: { raw: '' } },

@@ -6,8 +6,9 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
-import { bootstrapKey } from '../src/targets/bootstrap-keys.js';
+import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
+import type { Exchange } from '../src/wire/exchange.js';
 import { isObject, listedItems, textOf } from '../src/tool-result.js';
 
 const MODERN = '2026-07-28';
@@ -40,18 +41,19 @@ async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, an
  * A workspace of the check's own, bootstrapped, so that creating blocks neither disturbs nor is disturbed by
  * other checks on the shared workspace. Its key is redacted in the wire log like the target's keys.
  */
-async function ownWorkspace(c: CheckContext, label: string): Promise<McpSession | undefined> {
-  if (!c.target.canBootstrap) return undefined;
-  let apiKey: string;
-  try {
-    ({ apiKey } = await bootstrapKey(c.target.baseUrl, label, c.target.timeoutMs));
-  } catch (err) {
-    c.observe(`bootstrapping a workspace for this check failed: ${(err as Error).message}`);
+async function ownWorkspace(c: CheckContext, purpose: 'plan-cap' | 'published-filter'): Promise<McpSession | undefined> {
+  const secrets: string[] = [];
+  const own = await bootstrapWorkspace(c.target, secrets, purpose);
+  c.http.log.push(...own.exchanges);
+  if (!own.key) {
+    c.observe(`no workspace of its own: ${own.note}`);
     return undefined;
   }
+  const apiKey = own.key;
+  c.addSecret(apiKey);
   const t = c.target;
   const http = new WireClient(c.http.log, () => [t.apiKey, t.otherKey, t.revokedKey, apiKey].filter((k): k is string => !!k), t.timeoutMs);
-  c.observe(`ran in a workspace bootstrapped for this check (${label})`);
+  c.observe(`ran in a workspace bootstrapped for this check (${purpose})`);
   return new McpSession(http, { ...t, apiKey });
 }
 
@@ -149,26 +151,52 @@ function rejection(res: WireResponse): 'tool-error' | 'invalid-params' | string 
   return `HTTP ${res.status} without a JSON-RPC reply`;
 }
 
+interface CapFill {
+  before: number;
+  after: number;
+  created: number;
+  refusal?: WireResponse;
+  /** Why there was no workspace to fill (then nothing else is set). */
+  noWorkspace?: string;
+  exchanges: Exchange[];
+  notes: string[];
+  secrets: string[];
+}
+
+/** One fill serves both plan-cap checks: a workspace filled to its cap costs a bootstrap and a cap of blocks. */
+let capFill: Promise<CapFill> | undefined;
+
 /** Creates blocks in a fresh workspace in concurrent waves until one is refused (bounded), counting before and after. */
-async function fillToCap(c: CheckContext): Promise<{ before: number; after: number; created: number; refusal?: WireResponse }> {
+async function fillToCap(c: CheckContext): Promise<CapFill> {
   const create = c.target.profile.calls.createBlock;
-  if (!create) return c.notTestable('the profile has no createBlock recipe');
-  const mcp = await ownWorkspace(c, 'plan cap');
-  if (!mcp) return c.notTestable('filling a workspace to its plan cap needs a workspace of its own (bootstrap), or it would disturb other checks on the shared one');
-  const before = (await listKeys(c, mcp)).length;
-  let created = 0;
-  let refusal: WireResponse | undefined;
-  for (let sent = 0; sent < CAP_BOUND && !refusal; sent += CAP_WAVE) {
+  if (!create) return c.notTestable(c.target.profile.gaps?.createBlock ?? 'the profile has no createBlock recipe');
+  capFill ??= runFill(c, create);
+  const cap = await capFill;
+  c.http.log.push(...cap.exchanges);
+  for (const s of cap.secrets) c.addSecret(s);
+  for (const n of cap.notes) c.observe(n);
+  if (cap.noWorkspace) c.notTestable(cap.noWorkspace);
+  return cap;
+}
+
+async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
+  const cap: CapFill = { before: 0, after: 0, created: 0, exchanges: [], notes: [], secrets: [] };
+  // The fill records into its own log; each check copies it into its evidence.
+  const shared: CheckContext = { ...c, http: { log: cap.exchanges } as unknown as WireClient, observe: (n) => cap.notes.push(n), addSecret: (s) => cap.secrets.push(s) };
+  const mcp = await ownWorkspace(shared, 'plan-cap');
+  if (!mcp) return { ...cap, noWorkspace: 'filling a workspace to its plan cap needs a workspace of its own (bootstrap), or it would disturb other checks on the shared one' };
+  cap.before = (await listKeys(shared, mcp)).length;
+  for (let sent = 0; sent < CAP_BOUND && !cap.refusal; sent += CAP_WAVE) {
     const replies = await Promise.all(Array.from({ length: CAP_WAVE }, (_, i) => mcp.recipe(create, { title: `conformance cap ${sent + i + 1}` })));
     for (const res of replies) {
       const msg = final(res);
-      if (res.status === 200 && isObject(msg?.result) && msg.result.isError !== true) created += 1;
-      else refusal ??= res;
+      if (res.status === 200 && isObject(msg?.result) && msg.result.isError !== true) cap.created += 1;
+      else cap.refusal ??= res;
     }
   }
-  const after = (await listKeys(c, mcp)).length;
-  c.observe(`${before} block(s) before; ${created} create(s) succeeded; ${after} block(s) listed after${refusal ? `; refused with: ${JSON.stringify(final(refusal)).slice(0, 300)}` : ''}`);
-  return { before, after, created, refusal };
+  cap.after = (await listKeys(shared, mcp)).length;
+  cap.notes.push(`${cap.before} block(s) before; ${cap.created} create(s) succeeded; ${cap.after} block(s) listed after${cap.refusal ? `; refused with: ${JSON.stringify(final(cap.refusal)).slice(0, 300)}` : ''}`);
+  return cap;
 }
 
 describe('calls', () => {
@@ -319,8 +347,8 @@ describe('calls', () => {
   // "`blocks.list` accepts a boolean argument `published`." "the `published` flag used as a filter of `blocks.list`; a boolean".
   check('calls-published-filter-partitions', 'published: true and false partition blocks.list', async (c) => {
     const create = c.target.profile.calls.createBlock;
-    if (!create) c.notTestable('the profile has no createBlock recipe');
-    const own = await ownWorkspace(c, 'published filter');
+    if (!create) c.notTestable(c.target.profile.gaps?.createBlock ?? 'the profile has no createBlock recipe');
+    const own = await ownWorkspace(c, 'published-filter');
     const mcp = own ?? c.mcp;
     if (!own) c.observe('bootstrap is not available: ran on the shared workspace, where other checks may add blocks meanwhile');
     const ids = await Promise.all([1, 2, 3].map(async (i) => {

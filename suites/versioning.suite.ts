@@ -63,11 +63,9 @@ function targetSecrets(target: TargetInfo): string[] {
 
 async function runBurst(target: TargetInfo): Promise<Burst> {
   const secrets = targetSecrets(target);
-  const { key, exchanges: bootstrap, note } = target.canBootstrap
-    ? await bootstrapWorkspace(target, secrets, 'ratelimit')
-    : { key: undefined, exchanges: [], note: 'bootstrap is not allowed on this target' };
+  const { key, exchanges: bootstrap, note } = await bootstrapWorkspace(target, secrets, 'rate-limit');
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info, { retryRateLimited: false });
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false }), info, { retryRateLimited: false });
   const burst: Burst = { sent: 0, statuses: {}, elapsedMs: 0, keyNote: note, session: (c) => sessionOn(c.http.log), bootstrap };
   if (!key) return burst;
   const started = performance.now();
@@ -234,7 +232,7 @@ describe('rate limits', () => {
     c.verify(res.text.trim().length > 0, 'the 429 has an empty body: nothing explains the condition', 'a body explaining the limit', '');
     const parsed = parseRetryAfter(res.headers['retry-after']);
     c.verify(parsed.ok, `the 429's Retry-After is ${parsed.ok ? 'fine' : parsed.why}`, 'Retry-After: <delay-seconds> or <HTTP-date>', res.headers['retry-after'] ?? null);
-  });
+  }, { rateLimit: true });
 
   // RFC 9110 §10.2.3: "Servers send the "Retry-After" header field to indicate how long the user agent ought
   // to wait before making a follow-up request." Waiting that long is enough: the follow-up succeeds.
@@ -253,5 +251,5 @@ describe('rate limits', () => {
     const res = await b.session(c).request('tools/list');
     c.verify(res.status !== 429, `the request after waiting Retry-After (${value}) was refused again with 429${res.headers['retry-after'] ? ` (Retry-After: ${res.headers['retry-after']})` : ''}`, 'served (not 429)', res.status);
     c.verify(res.status === 200, `the request after waiting answered ${res.status}`, 200, res.status);
-  }, { timeout: 60_000 });
+  }, { timeout: 60_000, rateLimit: true });
 });

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
-import { runConformance, type RunOptions } from '../run.js';
+import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runConformance, type RunOptions } from '../run.js';
+import { describeConsumption } from '../reports/consumption.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
@@ -20,15 +21,25 @@ Target
                           stdio: a stdio command in front of the embedded server, or of --base-url)
   --base-url <url>        the service's base URL (url target); keys come from its bootstrap endpoint
   --api-key <key>         a live key (or env MCP_API_KEY) instead of bootstrapping
+  --other-key <key>       a live key of a second workspace (or env MCP_OTHER_KEY), for the isolation checks
   --revoked-key <key>     a revoked key (or env MCP_REVOKED_KEY), for the revocation check
   --mcp-url <url>         a full MCP endpoint URL: any Streamable HTTP MCP server (implies --profile generic)
   --header 'Name: value'  extra header on every MCP request (repeatable)
   --mailbox-url <url>     GET returns the mails your SMTP sink received (url target), for the claim-mail check
-  --profile <name|file>   call recipes for this implementation (default reference; generic for --mcp-url)
+  --profile <name|file>   call recipes for this implementation (default: service for url targets, i.e.
+                          only what the spec names plus what tools/list declares; reference for the
+                          embedded and container targets; generic for --mcp-url)
   --protocol auto|<rev>   protocol revision to test (default auto); one of ${REVISIONS.join(', ')}
   --stdio-command '<cmd>' the stdio target's command line (default: the repository's proxy,
                           ${DEFAULT_STDIO_COMMAND}); it gets
                           CANVAS_MCP_URL and CANVAS_API_KEY in its environment, never as arguments
+
+Budgets (a deployment is not ours: the run spends a bounded, declared amount of it)
+  --bootstrap-budget <n>  bootstrap requests the run may send, each may create a workspace and mail a
+                          human (default ${DEFAULT_BOOTSTRAP_BUDGET} for url targets, unbounded on targets the harness starts);
+                          0 sends none: give --api-key and --other-key
+  --wait-budget <s>       seconds the whole run may spend waiting out 429s (default ${DEFAULT_WAIT_BUDGET_MS / 1000});
+                          beyond it a rate-limited check is not testable, never failed
 
 Selection and verdict
   --only <id or prefix>   run only these requirements (repeatable, or comma-separated)
@@ -55,6 +66,7 @@ function fail(message: string): never {
 
 const { values } = parseCommandLine(USAGE, {
   target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
+  'other-key': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
   'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
   profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
   strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
@@ -86,6 +98,10 @@ const runs = values.runs === undefined ? QUICK_BUDGET.runs : Number(values.runs)
 if (!Number.isInteger(runs) || runs < 1 || runs > 1_000_000) fail(`--runs must be an integer from 1 to 1000000 (got "${values.runs}")`);
 const propertyTime = values['property-time'] === undefined ? (values.runs === undefined ? QUICK_BUDGET.timeLimitMs : 0) : Number(values['property-time']);
 if (!Number.isInteger(propertyTime) || propertyTime < 0 || propertyTime > 3_600_000) fail(`--property-time must be milliseconds from 0 to 3600000 (got "${values['property-time']}")`);
+const bootstrapBudget = values['bootstrap-budget'] === undefined ? undefined : Number(values['bootstrap-budget']);
+if (bootstrapBudget !== undefined && (!Number.isInteger(bootstrapBudget) || bootstrapBudget < 0 || bootstrapBudget > 10_000)) fail(`--bootstrap-budget must be an integer from 0 to 10000 (got "${values['bootstrap-budget']}")`);
+const waitBudget = values['wait-budget'] === undefined ? undefined : Number(values['wait-budget']);
+if (waitBudget !== undefined && (!Number.isFinite(waitBudget) || waitBudget < 0 || waitBudget > 3600)) fail(`--wait-budget must be seconds from 0 to 3600 (got "${values['wait-budget']}")`);
 let replay: PropertyBudget['replay'];
 if (values.replay !== undefined) {
   const m = /^([a-z0-9][a-z0-9.-]*):(\d+(?::\d+)*)$/.exec(values.replay);
@@ -119,6 +135,7 @@ const replayBase = ['npm run conformance --', `--target ${target}`];
 if (values['base-url']) replayBase.push(`--base-url ${values['base-url']}`);
 if (values['mcp-url']) replayBase.push(`--mcp-url ${values['mcp-url']}`);
 if (values.profile) replayBase.push(`--profile ${values.profile}`);
+if (bootstrapBudget !== undefined) replayBase.push(`--bootstrap-budget ${bootstrapBudget}`);
 if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
 if (values.mutant) replayBase.push(`--mutant ${values.mutant}`);
 if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
@@ -129,9 +146,12 @@ const options: RunOptions = {
   mcpUrl: values['mcp-url'],
   headers,
   apiKey: values['api-key'] ?? process.env.MCP_API_KEY,
+  otherKey: values['other-key'] ?? process.env.MCP_OTHER_KEY,
   revokedKey: values['revoked-key'] ?? process.env.MCP_REVOKED_KEY,
   mailboxUrl: values['mailbox-url'],
-  profile: values.profile ?? (values['mcp-url'] ? 'generic' : 'reference'),
+  profile: values.profile ?? defaultProfile(target, { baseUrl: values['base-url'], mcpUrl: values['mcp-url'] }),
+  bootstrapBudget,
+  waitBudgetMs: waitBudget === undefined ? undefined : waitBudget * 1000,
   protocol,
   only,
   strict: values.strict ?? false,
@@ -151,6 +171,7 @@ try {
   const results = await runConformance(options);
   const t = results.totals;
   console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested (${(results.durationMs / 1000).toFixed(1)} s)`);
+  if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
   process.exit(results.exitCode);
 } catch (err) {

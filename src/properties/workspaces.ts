@@ -14,15 +14,12 @@ export async function freshKey(c: CheckContext, purpose: string, plan = 'unlimit
     c.addSecret(apiKey);
     return apiKey;
   }
-  if (c.target.canBootstrap) {
-    const secrets: string[] = [];
-    const own = await bootstrapWorkspace(c.target, secrets, purpose);
-    if (own.key) {
-      c.addSecret(own.key);
-      return own.key;
-    }
-    c.observe(own.note);
+  const own = await bootstrapWorkspace(c.target, [], 'fresh-key');
+  if (own.key) {
+    c.addSecret(own.key);
+    return own.key;
   }
+  c.observe(`${purpose}: ${own.note}`);
   if (!c.target.apiKey) c.notTestable('no key: the target has no bootstrap endpoint the harness may use and no --api-key was given');
   c.observe(`${purpose}: no workspace of its own; using the target's key (its state and rate bucket are shared)`);
   return c.target.apiKey;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
+import { describeConsumption } from './consumption.js';
 import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
@@ -264,6 +265,7 @@ export function renderHtml(results: Results, load?: LoadReport): string {
     ['seed', String(results.seed)], ['strict', results.strict ? 'yes (failing SHOULDs fail the run)' : 'no'],
     ['started', results.startedAt], ['duration', `${(results.durationMs / 1000).toFixed(1)} s`],
     ['tool', `${results.tool.name} ${results.tool.version}`], ['exit code', String(results.exitCode)],
+    ...(results.consumption ? [['consumed', describeConsumption(results.consumption)] as [string, string]] : []),
   ];
   const filters: [string, string, number][] = [
     ['all', 'All', reqs.length], ['fail', 'Fail', t.fail], ['warn', 'Warn', t.warn],

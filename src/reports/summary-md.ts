@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { describeConsumption } from './consumption.js';
 import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty, runsText } from './property-text.js';
 
@@ -188,6 +189,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     '',
     `Target ${target}, profile ${mdCode(results.profile)}, protocol ${mdCode(results.protocolRevision)}, seed ${mdCode(String(results.seed))}${results.strict ? ', strict' : ''}; ${(results.durationMs / 1000).toFixed(1)} s; ${mdText(`${results.tool.name} ${results.tool.version}, started ${results.startedAt}`)}.`,
     '',
+    ...(results.consumption ? [`Consumed: ${mdText(describeConsumption(results.consumption))}.`, ''] : []),
     '| Status | Requirements |',
     '|---|---:|',
     `| pass | ${t.pass} |`,

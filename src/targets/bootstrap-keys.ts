@@ -1,35 +1,39 @@
-import { request } from 'undici';
+import { NotTestable } from '../verdict.js';
+import { WireClient } from '../wire/client.js';
 import { TargetError } from './target.js';
 
 let counter = 0;
 
-/** Gets a fresh workspace key from the bootstrap endpoint (no auth); bounded, unique test addresses. */
-export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
+export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: string } | { refused: string; status?: number };
+
+/**
+ * Asks the bootstrap endpoint (no auth) for a fresh workspace key, with a bounded, unique test address.
+ * Counted in the run's ledger; a 429 is waited out as the endpoint asks. Never throws: a refusal says why.
+ */
+export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number): Promise<BootstrapOutcome> {
   counter += 1;
   const humanEmail = `conformance+${Date.now().toString(36)}${counter}@example.com`;
+  const url = `${baseUrl}/api/agent/bootstrap`;
   let res;
   try {
-    res = await request(`${baseUrl}/api/agent/bootstrap`, {
+    res = await new WireClient([], () => [], timeoutMs).request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' }),
-      headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+      json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
     });
   } catch (err) {
-    throw new TargetError(`cannot reach ${baseUrl}/api/agent/bootstrap: ${(err as Error).message}`);
+    return { refused: err instanceof NotTestable ? err.reason : `cannot reach ${url}: ${(err as Error).message}` };
   }
-  const text = await res.body.text();
-  if (res.statusCode !== 201 && res.statusCode !== 200) {
-    throw new TargetError(`bootstrap at ${baseUrl} answered ${res.statusCode}; give keys with --api-key instead`);
-  }
-  let body: { apiKey?: unknown; claimUrl?: unknown };
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new TargetError(`bootstrap at ${baseUrl} did not answer JSON`);
-  }
-  if (typeof body.apiKey !== 'string') throw new TargetError(`bootstrap at ${baseUrl} returned no apiKey; give keys with --api-key instead`);
+  if (res.status !== 201 && res.status !== 200) return { refused: `bootstrap at ${baseUrl} answered ${res.status}`, status: res.status };
+  const body = res.json as { apiKey?: unknown; claimUrl?: unknown } | undefined;
+  if (typeof body?.apiKey !== 'string') return { refused: `bootstrap at ${baseUrl} answered ${res.status} without an apiKey`, status: res.status };
   return { apiKey: body.apiKey, humanEmail, ...(typeof body.claimUrl === 'string' && { claimUrl: body.claimUrl }) };
+}
+
+/** A fresh workspace key, or a TargetError (for callers that cannot go on without one: load runs, embedded). */
+export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
+  const outcome = await tryBootstrapKey(baseUrl, label, timeoutMs);
+  if ('refused' in outcome) throw new TargetError(`${outcome.refused}; give keys with --api-key instead`);
+  return outcome;
 }
 
 /** `<prefix>_live_<secret>` → `<prefix>`. */

@@ -129,7 +129,7 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
       baseUrl,
       mcpUrl: `${baseUrl}/api/mcp/v1`,
       apiKey: base.apiKey ?? a!.apiKey,
-      otherKey: b!.apiKey,
+      otherKey: base.otherKey ?? b!.apiKey,
       revokedKey: base.revokedKey ?? revokedKey,
       keyPrefix: keyPrefixOf(a!.apiKey),
       canBootstrap: true,

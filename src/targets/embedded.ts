@@ -33,7 +33,7 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     baseUrl: server.baseUrl,
     mcpUrl: server.mcpUrl,
     apiKey: base.apiKey ?? a!.apiKey,
-    otherKey: b!.apiKey,
+    otherKey: base.otherKey ?? b!.apiKey,
     revokedKey: revoked!.apiKey,
     keyPrefix: keyPrefixOf(a!.apiKey),
     canBootstrap: true,

@@ -1,4 +1,7 @@
 import { request as undiciRequest } from 'undici';
+import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
+import { countExchange } from '../budget/tally.js';
+import { NotTestable } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
 import { createSseReader } from './sse-reader.js';
@@ -31,18 +34,47 @@ export interface WireResponse {
   endAt: number;
 }
 
+export interface WireOptions {
+  /**
+   * Pace on the deployment's rate-limit fields and wait out 429s (default). Checks that study rate
+   * limiting turn it off: they must see every 429 as sent.
+   */
+  pace?: boolean;
+}
+
 /**
  * The harness's HTTP client: undici, every exchange recorded with timings into a wire log, every secret
  * redacted in the record. SSE bodies are read incrementally so each event keeps its arrival time.
+ * Every request is counted against what the run spent of the deployment.
  */
 export class WireClient {
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
     private readonly defaultTimeoutMs: number,
+    readonly options: WireOptions = {},
   ) {}
 
+  /**
+   * Sends one request. A 429 is "waited out within a run-wide time budget and is never that check's
+   * failure" (issue 12): retried after the time the deployment names; when the budget or the retries run
+   * out the check becomes not testable, with the reason.
+   */
   async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
+    if (this.options.pace === false) return this.once(url, req);
+    const bucket = bucketOf(url, req.headers ?? {});
+    for (let attempt = 0; ; attempt++) {
+      await pacer.before(bucket);
+      const res = await this.once(url, req);
+      const { retryInMs, giveUp } = await pacer.after(bucket, res.status, res.headers);
+      if (res.status !== 429) return res;
+      if (giveUp) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 and ${giveUp}`);
+      if (attempt >= MAX_RETRIES) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 ${attempt + 1} times in a row despite waiting as told`);
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
+
+  private async once(url: string, req: WireRequest): Promise<WireResponse> {
     const method = req.method ?? (req.json !== undefined || req.raw !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...req.headers };
     let body: string | Uint8Array | undefined = req.raw;
@@ -90,12 +122,14 @@ export class WireClient {
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
+      countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
       return response;
     } catch (err) {
+      countExchange(url, method, undefined, 0, {});
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
       throw err;
     } finally {

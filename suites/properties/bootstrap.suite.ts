@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../../src/check.js';
+import { bootstrapPermit, budgetSpentReason } from '../../src/budget/broker-client.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import type { WireResponse } from '../../src/wire/client.js';
 
@@ -9,7 +10,7 @@ import type { WireResponse } from '../../src/wire/client.js';
  * addresses, extra fields) always yield a working key and a claim URL; bodies with a field missing, of
  * another type, or an address that is not one get a 4xx; nothing gets a 5xx. Every valid body creates a
  * workspace and sends a mail, so the valid property is capped well below the embedded target's bootstrap
- * burst, and a 429 is waited out once (its Retry-After) before the run counts.
+ * burst, and on a deployment each property runs only as often as its share of the bootstrap budget allows.
  */
 
 const PATH = '/api/agent/bootstrap';
@@ -37,35 +38,37 @@ function unique(address: string): string {
 }
 
 async function bootstrap(c: CheckContext, body: Body | string): Promise<WireResponse> {
-  const send = () => c.http.request(`${c.target.baseUrl}${PATH}`, {
+  // A 429 is waited out by the wire client within the run's wait budget.
+  const res = await c.http.request(`${c.target.baseUrl}${PATH}`, {
     method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
     ...(typeof body === 'string' ? { raw: body } : { json: body }),
   });
-  let res = await send();
-  if (res.status === 429) {
-    await new Promise((r) => setTimeout(r, Math.min(3000, 1000 * Number(res.headers['retry-after'] ?? 1))));
-    res = await send();
-  }
   const key = res.json?.apiKey;
   if (typeof key === 'string' && key.length >= 8) c.addSecret(key);
   return res;
 }
 
-function notTestableWithoutBootstrap(c: CheckContext): void {
+/** Runs the property may send: its share of the run's bootstrap budget (all it asks for on the embedded target). */
+async function runsAllowed(c: CheckContext, id: string, wants: number): Promise<number> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
+  const permit = await bootstrapPermit(c.target, `property:${id}`, wants);
+  if (permit.granted < 1) c.notTestable(budgetSpentReason(`property ${id}`, permit.budget));
+  if (permit.granted < wants) c.observe(`${permit.granted} run(s): the property's share of the run's bootstrap budget (${permit.budget}, --bootstrap-budget)`);
+  return permit.granted;
 }
 
 describe.concurrent('bootstrap properties', () => {
   // "Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human)."
   // "The agent connects to the MCP endpoint with the returned `apiKey`."
   check(['bootstrap-returns-key', 'bootstrap-returns-claim-url', 'bootstrap-key-works'], 'property: every valid body (unicode names, odd addresses, extra fields) yields a working key and a claim URL', async (c) => {
-    notTestableWithoutBootstrap(c);
+    const runLimit = await runsAllowed(c, 'bootstrap-valid-bodies', 60);
     const body = fc.record({ humanEmail: ADDRESS, agentName: NAME, workspaceName: NAME, canvasName: NAME, extra: EXTRA })
       .map(({ extra, ...fields }) => ({ ...extra, ...fields }));
     await c.property({
       id: 'bootstrap-valid-bodies',
       arbitrary: body,
       maxRuns: 60,
+      runLimit,
       predicate: async (b) => {
         const res = await bootstrap(c, { ...b, humanEmail: unique(b.humanEmail) });
         c.verify(res.status === 200 || res.status === 201, 'a valid body succeeds (200 or 201)', '200 or 201', `${res.status} ${res.text.slice(0, 200)}`);
@@ -82,7 +85,7 @@ describe.concurrent('bootstrap properties', () => {
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred."
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
   check(['bootstrap-wrong-type-4xx', 'bootstrap-bad-email-4xx', 'bootstrap-missing-field-no-5xx'], 'property: a body with fields missing, of another type, or a bad address gets a 4xx, never a 5xx', async (c) => {
-    notTestableWithoutBootstrap(c);
+    const runLimit = await runsAllowed(c, 'bootstrap-spoiled-bodies', 100);
     const field = fc.constantFrom(...FIELDS);
     const spoil = fc.oneof(
       fc.record({ field, how: fc.constant('removed' as const) }),
@@ -108,6 +111,7 @@ describe.concurrent('bootstrap properties', () => {
       id: 'bootstrap-spoiled-bodies',
       arbitrary: spoiled,
       maxRuns: 100,
+      runLimit,
       show: (s) => `${JSON.stringify(s.body).slice(0, 400)}${s.invalid ? ` (invalid: ${s.invalid})` : ''}`,
       predicate: async ({ body, invalid }) => {
         if (typeof body.humanEmail === 'string' && body.humanEmail.includes('@') && !invalid) body = { ...body, humanEmail: unique(body.humanEmail) };

@@ -1,0 +1,57 @@
+/**
+ * How a run spends its bootstrap budget on a deployment it does not own. Every `POST /api/agent/bootstrap`
+ * may create a workspace and send a mail to a human, and draws on the endpoint's own rate limit, so each
+ * purpose gets a fixed share decided before the run from the budget alone: the same budget always buys the
+ * same requests, whichever suite worker asks first, so back-to-back and concurrent runs give one verdict.
+ *
+ * Shares are handed out tier by tier, in list order within a tier: first one request for each check that
+ * cannot judge anything without one, then the rest of each check's bodies, then property runs.
+ */
+export interface Share {
+  purpose: string;
+  /** Requests this purpose asks for at most. */
+  wants: number;
+  tier: 1 | 2 | 3;
+}
+
+/** The probes of the bad-body checks (suites/bootstrap.suite.ts), by check: bodies each sends. */
+export const PROBE_BODIES: Record<string, number> = {
+  'bootstrap-missing-email-4xx': 2,
+  'bootstrap-missing-field-no-5xx': 3,
+  'bootstrap-wrong-type-4xx': 5,
+  'bootstrap-bad-email-4xx': 4,
+  'bootstrap-malformed-body-4xx': 6,
+};
+
+export const SHARES: Share[] = [
+  // The shared valid bootstrap the reply checks read (bootstrap-returns-key, -claim-url, -key-works, mail).
+  { purpose: 'bootstrap-reply', wants: 1, tier: 1 },
+  // A key of its own to burst with: the rate-limit checks must not throttle the run's key.
+  { purpose: 'rate-limit', wants: 1, tier: 1 },
+  // A workspace to fill to its plan cap without disturbing the others.
+  { purpose: 'plan-cap', wants: 1, tier: 1 },
+  ...Object.keys(PROBE_BODIES).map((check): Share => ({ purpose: `probe:${check}`, wants: 1, tier: 1 })),
+  { purpose: 'published-filter', wants: 1, tier: 2 },
+  { purpose: 'property:bootstrap-valid-bodies', wants: 2, tier: 2 },
+  { purpose: 'property:bootstrap-spoiled-bodies', wants: 3, tier: 2 },
+  ...Object.entries(PROBE_BODIES).map(([check, n]): Share => ({ purpose: `probe-more:${check}`, wants: n - 1, tier: 2 })),
+  { purpose: 'streaming', wants: 1, tier: 3 },
+  { purpose: 'fresh-key', wants: 3, tier: 3 },
+];
+
+/** Requests the suites would send with no budget at all (the keys the target preparation makes excluded). */
+export const FULL_PLAN = SHARES.reduce((n, s) => n + s.wants, 0);
+
+/** Each purpose's share of `budget` requests. */
+export function allocate(budget: number): Map<string, number> {
+  const shares = new Map(SHARES.map((s) => [s.purpose, 0]));
+  let left = Math.max(0, Math.floor(budget));
+  for (const tier of [1, 2, 3] as const) {
+    for (const s of SHARES.filter((x) => x.tier === tier)) {
+      const n = Math.min(s.wants, left);
+      shares.set(s.purpose, n);
+      left -= n;
+    }
+  }
+  return shares;
+}

@@ -1,0 +1,39 @@
+import { request } from 'undici';
+import type { TargetInfo } from '../target-info.js';
+import { takeSpent, type Spent } from './tally.js';
+
+async function ask<T>(target: TargetInfo, path: string, body: unknown): Promise<T | undefined> {
+  const broker = target.broker;
+  if (!broker) return undefined;
+  const res = await request(`${broker.url}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${broker.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const json = await res.body.json() as T & { error?: string };
+  if (res.statusCode !== 200) throw new Error(`run broker ${path}: ${res.statusCode} ${json.error ?? ''}`);
+  return json;
+}
+
+/** How many of `n` bootstrap requests `purpose` may send (all of them when the run has no broker). */
+export async function bootstrapPermit(target: TargetInfo, purpose: string, n: number): Promise<{ granted: number; budget?: number }> {
+  const reply = await ask<{ granted: number; budget: number | null }>(target, '/permit', { purpose, n });
+  if (!reply) return { granted: n };
+  return { granted: reply.granted, ...(reply.budget !== null && { budget: reply.budget }) };
+}
+
+/** Whether the run's wait budget still covers `ms` more of waiting on a 429 (reserved when it does). */
+export async function reserveWait(target: TargetInfo, ms: number): Promise<{ granted: boolean; budgetMs?: number }> {
+  const reply = await ask<{ granted: boolean; budgetMs: number }>(target, '/wait', { ms });
+  return reply ?? { granted: true };
+}
+
+/** Hands this worker's counts to the broker. */
+export async function flushSpent(target: TargetInfo): Promise<void> {
+  const spent: Spent = takeSpent();
+  if (!target.broker || Object.values(spent).every((v) => v === 0)) return;
+  await ask(target, '/spent', spent);
+}
+
+/** The reason a check gives when its purpose got no share of the bootstrap budget. */
+export function budgetSpentReason(purpose: string, budget: number | undefined): string {
+  return `the run's bootstrap budget (${budget ?? 'unbounded'} requests) leaves no share for ${purpose}; raise --bootstrap-budget to run it (each bootstrap creates a workspace and mails a human)`;
+}
