@@ -5,8 +5,11 @@ import { resolve } from 'node:path';
 export interface CallRecipe {
   tool: string;
   arguments: Record<string, unknown>;
-  /** Values to capture from the result: variable name -> JSON pointer into `structuredContent`. */
-  capture?: Record<string, string>;
+  /**
+   * Values to capture from the result: variable name -> JSON pointer into `structuredContent`, or
+   * `{ "find": "<resource>" }` to find the resource's id by name anywhere in the result (derived profiles).
+   */
+  capture?: Record<string, string | { find: string }>;
 }
 
 /**
@@ -25,6 +28,13 @@ export interface Profile {
     publishBlock?: CallRecipe;
     listBlocks?: CallRecipe;
   };
+  /**
+   * Build the recipes from the target's tools/list at the start of the run (src/profile-derive.ts) instead
+   * of writing them down: the `service` profile, for deployments the harness knows nothing of.
+   */
+  derive?: boolean;
+  /** Recipes that could not be built (by tool or call name), with the reason their rows give. */
+  gaps?: Record<string, string>;
 }
 
 export function loadProfile(nameOrPath: string, root: string): Profile {
@@ -38,7 +48,10 @@ export function loadProfile(nameOrPath: string, root: string): Profile {
   const profile = JSON.parse(text) as Partial<Profile>;
   if (typeof profile.name !== 'string') throw new Error(`profile ${path}: "name" is required`);
   if (profile.kind !== 'service' && profile.kind !== 'generic') throw new Error(`profile ${path}: "kind" must be "service" or "generic"`);
-  return { name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {} };
+  return {
+    name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {},
+    ...(profile.derive === true && { derive: true }), ...(profile.gaps && { gaps: profile.gaps }),
+  };
 }
 
 /** Replaces `{{var}}` in string leaves. */

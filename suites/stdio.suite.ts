@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
-import { finalMessage, jsonPointer } from '../src/mcp-session.js';
+import { captured, finalMessage } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
@@ -60,7 +60,7 @@ async function streamingRecipe(c: CheckContext, proc: StdioProcess, readOnly: Se
     const id = `setup-${i}`;
     proc.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: recipe.tool, arguments: fill(recipe.arguments, vars) } });
     const reply = await proc.response(id, c.target.timeoutMs);
-    for (const [name, pointer] of Object.entries(recipe.capture ?? {})) vars[name] = jsonPointer(reply?.result?.structuredContent, pointer);
+    for (const [name, how] of Object.entries(recipe.capture ?? {})) vars[name] = captured(reply?.result, how);
   }
   return { ...recipes[0]!, arguments: fill(recipes[0]!.arguments, vars) as Record<string, unknown> };
 }

@@ -499,7 +499,7 @@ export function showRun(cmds: Iterable<Command>): string {
 /** The profile's recipes for the model, or not testable when one it needs is missing. */
 function recipesOf(c: CheckContext): Recipes {
   const { calls, streaming } = c.target.profile;
-  const create = calls.createBlock ?? c.notTestable(`the profile "${c.target.profile.name}" has no createBlock call`);
+  const create = calls.createBlock ?? c.notTestable(c.target.profile.gaps?.createBlock ?? `the profile "${c.target.profile.name}" has no createBlock call`);
   if (!create.capture?.blockId) c.notTestable('the profile\'s createBlock call captures no blockId');
   const list = calls.listBlocks ?? c.notTestable(`the profile "${c.target.profile.name}" has no listBlocks call`);
   const publish = calls.publishBlock;

@@ -1,0 +1,245 @@
+import fc from 'fast-check';
+import type { CallRecipe, Profile } from './profile.js';
+import { schemaValidator, validValues, type JsonSchema } from './properties/schema-arbitrary.js';
+
+/**
+ * The `service` profile: call recipes built from what the spec names and what the target's `tools/list`
+ * declares, never from the reference server's argument names. service.md names the six tools and the
+ * `published` argument of `blocks.list`; "Complete list of tools, the arguments of every tool except
+ * `blocks.list`, and the JSON shape of replies: not shown" and "The server's `tools/list` is the source of
+ * truth for the tool set". So:
+ * - arguments are the smallest valid instance of each tool's `inputSchema` (required properties only);
+ * - an argument that names another resource's id (`blockId`, `dataSourceId`, or `id` on a `blocks.*` tool)
+ *   takes an id captured from the result of the tool that creates that resource, found by name in the
+ *   result (`{ "find": "block" }`), not by our paths;
+ * - a creator is `blocks.create` (named by the spec) or `<resources>.create` when tools/list offers one;
+ *   publishing is any tool besides `blocks.list` taking a boolean `published` and a block id.
+ * What cannot be built is a gap, with the reason its rows give as not testable.
+ */
+
+/** The five streaming tools (service.md §Events) and the list tool. */
+export const SPEC_STREAMING_TOOLS = ['blocks.create', 'blocks.build', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'] as const;
+
+export interface ListedTool {
+  name: string;
+  inputSchema?: Record<string, any>;
+  outputSchema?: Record<string, any>;
+  description?: string;
+}
+
+type Schema = Record<string, any>;
+
+/** `blockId` -> `block`; `id` on `blocks.build` -> `block`; undefined when the argument names no resource. */
+export function resourceOf(argument: string, tool: string): string | undefined {
+  const m = /^(.+?)_?(?:Id|ID|_id)$/.exec(argument);
+  if (m) return m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1);
+  if (argument === 'id') return singular(tool.split('.')[0]!);
+  return undefined;
+}
+
+const singular = (plural: string) => plural.replace(/s$/, '');
+
+/** A string a property of this name and description plausibly wants, when the schema says no more. */
+function plainString(name: string, s: Schema, seed: number): string {
+  const hint = `${name} ${typeof s.description === 'string' ? s.description : ''}`;
+  switch (s.format) {
+    case 'date-time': return new Date(Date.UTC(2026, 0, 5, 9, 0, 0)).toISOString();
+    case 'date': return '2026-01-05';
+    case 'email': return 'conformance@example.com';
+    case 'uri': case 'url': case 'iri': return 'https://data.example.com/conformance.json';
+    case 'uuid': return '00000000-0000-4000-8000-000000000000';
+    default: break;
+  }
+  if (/cron/i.test(hint) || /^(expression|schedule)$/i.test(name)) return '0 9 * * 1-5';
+  if (/url|uri|endpoint/i.test(name)) return 'https://data.example.com/conformance.json';
+  if (/e-?mail/i.test(name)) return 'conformance@example.com';
+  const text = `conformance ${name} ${seed % 1000}`;
+  const min = typeof s.minLength === 'number' ? s.minLength : 0;
+  const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
+  return text.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, text.length)));
+}
+
+/**
+ * The smallest valid instance of a schema: `const`, `default`, `examples`, `enum` first, then required
+ * properties only. `placeholder` may replace a property (an id to capture). Falls back to a sample of the
+ * schema's valid values (seeded) when the plain guess does not validate.
+ */
+export function minimalInstance(schema: JsonSchema, name: string, seed: number, placeholder?: (property: string) => string | undefined): unknown {
+  if (typeof schema !== 'object') return {};
+  const guess = minimal(schema, name, seed, placeholder);
+  return guess;
+}
+
+function minimal(s: Schema, name: string, seed: number, placeholder?: (property: string) => string | undefined, depth = 0): unknown {
+  if ('const' in s) return s.const;
+  if ('default' in s) return s.default;
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[k]) && s[k].length > 0) return minimal(s[k][0], name, seed, placeholder, depth + 1);
+  if (Array.isArray(s.allOf)) return Object.assign({}, ...s.allOf.map((x: Schema) => minimal(x, name, seed, placeholder, depth + 1)));
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') ?? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      const props: Record<string, Schema> = s.properties ?? {};
+      for (const key of Array.isArray(s.required) ? s.required as string[] : []) {
+        const id = depth === 0 ? placeholder?.(key) : undefined;
+        out[key] = id ?? (props[key] ? minimal(props[key], key, seed, undefined, depth + 1) : `conformance ${key}`);
+      }
+      return out;
+    }
+    case 'array': return Array.from({ length: typeof s.minItems === 'number' ? s.minItems : 0 }, () => minimal(s.items ?? {}, name, seed, undefined, depth + 1));
+    case 'integer': case 'number': {
+      const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 1;
+      const hi = typeof s.maximum === 'number' ? s.maximum : Infinity;
+      return Math.min(type === 'integer' ? Math.ceil(lo) : lo, hi);
+    }
+    case 'boolean': return false;
+    case 'null': return null;
+    case 'string': return plainString(name, s, seed);
+    default: return depth === 0 ? {} : `conformance ${name}`;
+  }
+}
+
+/** Arguments for `tool`: the minimal instance, or a seeded valid sample when the guess fails the schema. */
+export function argumentsFor(tool: ListedTool, seed: number, placeholder: (property: string) => string | undefined): Record<string, unknown> {
+  const schema = tool.inputSchema ?? { type: 'object' };
+  const guess = minimalInstance(schema, tool.name, seed, placeholder) as Record<string, unknown>;
+  let validate: ((v: unknown) => boolean) | undefined;
+  try {
+    validate = schemaValidator(schema);
+  } catch {
+    return guess;
+  }
+  // Placeholders are strings; judge the guess with plausible ids in their place.
+  const probe = JSON.parse(JSON.stringify(guess).replace(/"\{\{\w+\}\}"/g, '"00000000-0000-4000-8000-000000000000"'));
+  if (validate(probe)) return guess;
+  const [sample] = fc.sample(validValues(schema, { maxStringLength: 24 }).filter((v) => validate(v)), { seed, numRuns: 1 });
+  if (sample && typeof sample === 'object') {
+    const out = { ...(sample as Record<string, unknown>) };
+    for (const key of Object.keys(out)) {
+      const id = placeholder(key);
+      if (id) out[key] = id;
+    }
+    return out;
+  }
+  return guess;
+}
+
+/** Builds the profile's recipes from the target's tools. */
+export function deriveProfile(base: Profile, tools: ListedTool[], seed: number): Profile {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const gaps: Record<string, string> = {};
+  const setup: CallRecipe[] = [];
+  const captured = new Map<string, string>(); // resource -> var name
+  /** A creator recipe for a resource, added to setup once; undefined (with the reason) when there is none. */
+  const creatorOf = (resource: string): string | undefined | { gap: string } => {
+    if (captured.has(resource)) return captured.get(resource);
+    const name = `${resource}s.create`;
+    const creator = byName.get(name);
+    if (!creator) return { gap: `needs a ${resource} id, and the spec names no way to create a ${resource} (tools/list offers no ${name})` };
+    const variable = `${resource}Id`;
+    captured.set(resource, variable);
+    setup.push({ tool: name, arguments: argumentsFor(creator, seed, () => undefined), capture: { [variable]: { find: resource } } as unknown as Record<string, string> });
+    return variable;
+  };
+  const recipeFor = (tool: ListedTool): CallRecipe | { gap: string } => {
+    const needs: string[] = [];
+    const problems: string[] = [];
+    const args = argumentsFor(tool, seed, (property) => {
+      const required = Array.isArray(tool.inputSchema?.required) && tool.inputSchema!.required.includes(property);
+      const resource = required ? resourceOf(property, tool.name) : undefined;
+      if (!resource) return undefined;
+      const v = creatorOf(resource);
+      if (v === undefined) return undefined;
+      if (typeof v === 'object') {
+        problems.push(v.gap);
+        return undefined;
+      }
+      needs.push(v);
+      return `{{${v}}}`;
+    });
+    if (problems.length > 0) return { gap: `${tool.name} ${problems.join('; ')}` };
+    return { tool: tool.name, arguments: args };
+  };
+  const streaming: Record<string, CallRecipe> = {};
+  for (const name of SPEC_STREAMING_TOOLS) {
+    const tool = byName.get(name);
+    if (!tool) {
+      gaps[name] = `the target's tools/list does not offer ${name}`;
+      continue;
+    }
+    const r = recipeFor(tool);
+    if ('gap' in r) gaps[name] = r.gap;
+    else streaming[name] = r;
+  }
+  const calls: Profile['calls'] = {};
+  const create = byName.get('blocks.create');
+  if (create) {
+    // The block's own name, so a check can look for it in lists: the first free-text required string.
+    const props: Record<string, Schema> = create.inputSchema?.properties ?? {};
+    const nameArg = (create.inputSchema?.required as string[] | undefined ?? []).find((k) => props[k]?.type === 'string' && !props[k]?.enum && !props[k]?.format && !props[k]?.pattern && !('const' in props[k]!));
+    const args = argumentsFor(create, seed, () => undefined);
+    if (nameArg) args[nameArg] = '{{title}}';
+    calls.createBlock = { tool: 'blocks.create', arguments: args, capture: { blockId: { find: 'block' } } as unknown as Record<string, string> };
+    if (!captured.has('block')) setup.unshift({ tool: 'blocks.create', arguments: argumentsFor(create, seed, () => undefined), capture: { blockId: { find: 'block' } } as unknown as Record<string, string> });
+    captured.set('block', 'blockId');
+  } else gaps.createBlock = 'the target\'s tools/list does not offer blocks.create';
+  const list = byName.get('blocks.list');
+  if (list) calls.listBlocks = { tool: 'blocks.list', arguments: {} };
+  else gaps.listBlocks = 'the target\'s tools/list does not offer blocks.list';
+  const publisher = tools.find((t) => t.name !== 'blocks.list' && t.inputSchema?.properties?.published?.type === 'boolean'
+    && Object.keys(t.inputSchema.properties).some((p) => resourceOf(p, t.name) === 'block'));
+  if (publisher && create) {
+    const idArg = Object.keys(publisher.inputSchema!.properties).find((p) => resourceOf(p, publisher.name) === 'block')!;
+    const args = argumentsFor(publisher, seed, (p) => (p === idArg ? '{{blockId}}' : undefined));
+    calls.publishBlock = { tool: publisher.name, arguments: { ...args, [idArg]: '{{blockId}}', published: true } };
+  } else gaps.publishBlock = 'the spec names no way to publish a block (only blocks.list\'s `published` filter), and tools/list offers no tool taking `published` and a block id';
+  // Setup order: creators in the order first needed; blocks first (the spec names blocks.create).
+  return { ...base, setup, streaming, calls, gaps };
+}
+
+/** A captured id found by name in a result: `<resource>Id`, `id` under `<resource>`, or a top-level `id`. */
+export function findId(result: unknown, resource: string): unknown {
+  const wanted = `${resource}Id`.toLowerCase();
+  const seen = new Set<unknown>();
+  const walk = (v: unknown, parent: string | undefined, depth: number): unknown => {
+    if (!v || typeof v !== 'object' || seen.has(v) || depth > 6) return undefined;
+    seen.add(v);
+    const entries = Object.entries(v as Record<string, unknown>);
+    for (const [k, x] of entries) if (k.toLowerCase() === wanted && (typeof x === 'string' || typeof x === 'number')) return x;
+    if (parent?.toLowerCase() === resource.toLowerCase()) {
+      const id = (v as Record<string, unknown>).id;
+      if (typeof id === 'string' || typeof id === 'number') return id;
+    }
+    for (const [k, x] of entries) {
+      const found = walk(x, k, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const found = walk(result, undefined, 0);
+  if (found !== undefined) return found;
+  const top = (result as Record<string, unknown> | undefined)?.id;
+  return typeof top === 'string' || typeof top === 'number' ? top : undefined;
+}
+
+/** The target's tools (every page of tools/list), or why they could not be read. */
+export async function listTools(mcp: { request(method: string, params?: Record<string, unknown>): Promise<{ status: number; json?: any; messages?: any[] }> }): Promise<ListedTool[] | string> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    let res;
+    try {
+      res = await mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
+    } catch (err) {
+      return (err as { reason?: string }).reason ?? (err as Error).message;
+    }
+    const final = res.messages ? res.messages[res.messages.length - 1] : res.json;
+    if (!Array.isArray(final?.result?.tools)) return `tools/list answered ${res.status} without a tool list`;
+    tools.push(...final.result.tools.filter((t: unknown): t is ListedTool => typeof (t as ListedTool)?.name === 'string'));
+    cursor = typeof final.result.nextCursor === 'string' ? final.result.nextCursor : undefined;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
