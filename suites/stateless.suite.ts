@@ -26,23 +26,17 @@ function describeReply(res: WireResponse): string {
 }
 
 /**
+ * Statelessness is the service's rule (service.md), not MCP's: these rows run under the service's profile only,
+ * where a server that keeps sessions fails them, as it should. Under the generic profile only
+ * stateless-405-allow runs, an HTTP rule that holds for any server; a stateful server's sessions are checked by
+ * suites/session.suite.ts.
+ *
  * These rows judge what a client without a session sees, so their requests never carry the run's session (on a
  * stateful target the run holds one, see src/targets/session-lifecycle.ts; a DELETE in it would end it for
  * every other check). On a stateless target this is the run's own McpSession: nothing changes.
  */
 function sessionless(c: CheckContext): McpSession {
   return c.target.sessionId === undefined ? c.mcp : new McpSession(c.http, { ...c.target, sessionId: undefined });
-}
-
-/**
- * Rows that hold only for a server without sessions. Under the service's profile they stay: service.md says
- * "The server keeps no session state", so a service that mints sessions fails them. Under the generic profile a
- * server that keeps sessions is within MCP (2025-era "Session Management"), and suites/session.suite.ts checks it.
- */
-function statelessOnly(c: CheckContext): void {
-  if (c.target.sessionId !== undefined && c.target.profile.kind === 'generic') {
-    c.notTestable('not applicable: the server keeps sessions (Mcp-Session-Id on initialize), which MCP allows; statelessness is a rule of the service (service.md), and the session rows check this server instead');
-  }
 }
 
 /** A request id that no earlier exchange used, for a session id nobody minted. */
@@ -54,7 +48,6 @@ describe('stateless', () => {
   // "The server keeps no session state. A fresh server instance is built for every POST, so a client keeps
   // no session." — so the first request may be anything: tools/list with no initialize before it.
   check('stateless-no-initialize', 'tools/list as the very first request, without initialize, is answered', async (c) => {
-    statelessOnly(c);
     const { verify } = c;
     const res = await sessionless(c).request('tools/list');
     verify(res.status === 200, `tools/list without initialize answered ${res.status}`, 200, describeReply(res));
@@ -65,7 +58,6 @@ describe('stateless', () => {
   // "The server keeps no session state. [...] so a client keeps no session." (2026-07-28: "do not mint or
   // echo session IDs".) No reply of any kind carries Mcp-Session-Id, initialize's least of all.
   check('stateless-no-session-id', 'no reply carries Mcp-Session-Id (initialize, notifications, tools/list, a stream, errors, 405)', async (c) => {
-    statelessOnly(c);
     const { http, target, verify, observe } = c;
     const mcp = sessionless(c);
     const legacy = LEGACY_REVISIONS.find((r) => target.revisions.includes(r));
@@ -92,7 +84,6 @@ describe('stateless', () => {
   // The server keeps no session state between POSTs; 2026-07-28: "An `Mcp-Session-Id` header on a request:
   // ignore it, and do not mint or echo session IDs." (A session server answers 400 or 404 instead.)
   check('stateless-bogus-session-ignored', 'a request with an unknown Mcp-Session-Id is served normally', async (c) => {
-    statelessOnly(c);
     const sid = bogusSessionId(c);
     const res = await sessionless(c).request('tools/list', undefined, { headers: { 'mcp-session-id': sid } });
     c.verify(res.status === 200, `tools/list with Mcp-Session-Id: ${sid} answered ${res.status}`, 200, describeReply(res));
@@ -105,7 +96,6 @@ describe('stateless', () => {
   // 2025-era revisions a GET "MUST either return `Content-Type: text/event-stream` [...] or else return HTTP
   // 405", and a stateless server has nothing to stream.)
   check('stateless-get-405', 'GET on the MCP endpoint is 405 Method Not Allowed', async (c) => {
-    statelessOnly(c);
     const { http, target, verify } = c;
     const mcp = sessionless(c);
     const res = await http.request(target.mcpUrl, { method: 'GET', headers: { ...mcp.headers(), accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS });
@@ -114,7 +104,6 @@ describe('stateless', () => {
 
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28)
   check('stateless-delete-405', 'DELETE on the MCP endpoint (ending a session) is 405 Method Not Allowed', async (c) => {
-    statelessOnly(c);
     const res = await c.http.request(c.target.mcpUrl, { method: 'DELETE', headers: { ...sessionless(c).headers(), 'mcp-session-id': bogusSessionId(c) }, timeoutMs: PROBE_DEADLINE_MS });
     c.verify(res.status === 405, `DELETE answered ${res.status}`, 405, describeReply(res));
   });
@@ -142,7 +131,6 @@ describe('stateless', () => {
   // session state between POSTs." State lives in the workspace: what one POST writes, the next one reads,
   // whatever instance serves it.
   check('stateless-any-instance', 'a block created in one POST is listed by the next, with no session between them', async (c) => {
-    statelessOnly(c);
     const mcp = sessionless(c);
     const { createBlock, listBlocks } = c.target.profile.calls;
     if (!createBlock || !listBlocks) c.notTestable(`the profile "${c.target.profile.name}" has no createBlock and listBlocks calls`);
