@@ -44,7 +44,8 @@ Budgets (a deployment is not ours: the run spends a bounded, declared amount of 
 Selection and verdict
   --only <id or prefix>   run only these requirements (repeatable, or comma-separated)
   --strict                a failing SHOULD fails the run too
-  --baseline <file>       JSON array of requirement ids expected to fail; one that now passes fails the run (stale)
+  --baseline <file>       JSON array of requirement ids expected to fail (or of { "id", "reason" } entries);
+                          one that now passes fails the run (stale)
 
 Run
   --report-dir <dir>      where reports go (default reports/latest)
@@ -113,8 +114,10 @@ let baseline: string[] = [];
 if (values.baseline) {
   try {
     const parsed = JSON.parse(readFileSync(values.baseline, 'utf8')) as unknown;
-    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids');
-    baseline = parsed;
+    // Ids, or { "id", "reason" } entries that say why each failure is expected (fixtures/baselines/).
+    const ids = Array.isArray(parsed) ? parsed.map((x: unknown) => (typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : x)) : undefined;
+    if (!ids || !ids.every((x): x is string => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids, or of { "id", "reason" } entries');
+    baseline = ids;
   } catch (err) {
     fail(`--baseline ${values.baseline}: ${(err as Error).message}`);
   }
