@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+
+/** How long server-everything may take to say it listens. */
+const START_TIMEOUT_MS = 20_000;
+
+export interface EverythingServer {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  url: string;
+  /** What the server printed (it logs every session it opens and ends). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `@modelcontextprotocol/server-everything` (the pinned devDependency) in its streamableHttp mode, a stateful
+ * Streamable HTTP server, on a free loopback port. It takes its port from PORT and binds every interface, so
+ * test/helpers/loopback-only.mjs is preloaded to keep it on loopback. Its environment is minimal on purpose:
+ * its get-env tool returns the whole environment, and the harness's reports record the replies. Its
+ * gzip-file-as-resource tool fetches any URL it is given: only a domain that cannot exist is allowed.
+ */
+export async function startEverything(): Promise<EverythingServer> {
+  const require = createRequire(import.meta.url);
+  const pkgPath = require.resolve('@modelcontextprotocol/server-everything/package.json');
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { bin: Record<string, string> };
+  const bin = join(dirname(pkgPath), pkg.bin['mcp-server-everything']!);
+  const preload = new URL('loopback-only.mjs', import.meta.url).href;
+  // The port may be taken between the probe and the server's listen: try again on another.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', preload, bin, 'streamableHttp'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: 'conformance.invalid', GZIP_MAX_FETCH_TIME_MILLIS: '1000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
+      const seen = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/listening on port/i.test(output)) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      };
+      child.stdout.on('data', seen);
+      child.stderr.on('data', seen);
+      void exited.then(() => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+    if (ready) {
+      return {
+        url: `http://127.0.0.1:${port}/mcp`,
+        output: () => output,
+        async stop() {
+          if (child.exitCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    }
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+    if (attempt === 3) throw new Error(`server-everything did not start (attempt ${attempt}):\n${output.slice(-2000)}`);
+  }
+  throw new Error('unreachable');
+}
