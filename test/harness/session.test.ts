@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { sessionMutants } from '../../fixtures/mutants/session.js';
+import type { Middleware } from '../../fixtures/reference-server/app.js';
+import { isMcp } from '../../fixtures/mutants/intercept.js';
+import { CATALOG } from '../../src/catalog/index.js';
+import { McpSession } from '../../src/mcp-session.js';
+import { loadProfile } from '../../src/profile.js';
+import { QUICK_BUDGET } from '../../src/property.js';
+import { ROOT } from '../../src/run.js';
+import type { TargetInfo } from '../../src/target-info.js';
+import { openRunSession } from '../../src/targets/session-lifecycle.js';
+import { WireClient } from '../../src/wire/client.js';
+import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { bootstrap } from '../helpers/reference.js';
+import { runCli } from './run-cli.js';
+
+const SESSION_ROWS = CATALOG.filter((r) => r.group === 'session').map((r) => r.id).sort();
+
+interface Seen { method: string; body: string; sessionId?: string; protocolVersion?: string }
+
+/** The reference behind `middleware`, every MCP request it receives recorded. */
+async function startRecorded(middleware?: Middleware): Promise<{ server: ReferenceServer; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const record: Middleware = (service, next) => {
+    const inner = middleware ? middleware(service, next) : next;
+    return async (req, res) => {
+      if (isMcp(req)) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const body = Buffer.concat(chunks).toString('utf8');
+        seen.push({ method: req.method ?? '', body, sessionId: req.headers['mcp-session-id'] as string | undefined, protocolVersion: req.headers['mcp-protocol-version'] as string | undefined });
+        const { Readable } = await import('node:stream');
+        const replay = Object.assign(Readable.from([Buffer.from(body)]), { method: req.method, url: req.url, headers: req.headers, socket: req.socket, httpVersion: req.httpVersion });
+        return inner(replay as unknown as typeof req, res);
+      }
+      return inner(req, res);
+    };
+  };
+  const server = await startReferenceServer({ port: 0, host: '127.0.0.1' }, { middleware: record });
+  return { server, seen };
+}
+
+/** A url target on `server` with a key of its own (the service answers nothing without one). */
+async function info(server: ReferenceServer): Promise<TargetInfo> {
+  const { apiKey } = await bootstrap(server);
+  return {
+    kind: 'url', baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, headers: {}, apiKey, canBootstrap: false,
+    profile: loadProfile('generic', ROOT), protocol: 'auto', revisions: ['2025-06-18', '2025-11-25'], timeoutMs: 5000, seed: 1, property: QUICK_BUDGET,
+  };
+}
+
+const stateful = sessionMutants.find((m) => m.name === 'stateful-sessions')!;
+
+describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
+  let server: ReferenceServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('a stateless server sees one initialize and nothing else; the run holds no session', async () => {
+    const started = await startRecorded();
+    server = started.server;
+    const target = await info(server);
+    const session = await openRunSession(target);
+    await session.close();
+    expect(target.sessionId).toBeUndefined();
+    // The initialize was answered (a key of its own), without a session id.
+    expect(started.seen.map((s) => `${s.method} ${JSON.parse(s.body).method}`)).toEqual(['POST initialize']);
+    expect(new McpSession(new WireClient([], () => [], 5000), target).headers()['mcp-session-id']).toBeUndefined();
+  });
+
+  it('a stateful server: initialize, notifications/initialized in the session, the id on every request, DELETE at the end', async () => {
+    const started = await startRecorded(stateful.middleware);
+    server = started.server;
+    const target = await info(server);
+    const session = await openRunSession(target);
+    const id = target.sessionId;
+    expect(id).toMatch(/^[\x21-\x7E]+$/);
+    expect(started.seen.map((s) => [s.method, s.body && JSON.parse(s.body).method, s.sessionId, s.protocolVersion])).toEqual([
+      ['POST', 'initialize', undefined, undefined],
+      ['POST', 'notifications/initialized', id, '2025-11-25'],
+    ]);
+    const mcp = new McpSession(new WireClient([], () => [], 5000), target);
+    expect(mcp.headers()['mcp-session-id']).toBe(id);
+    expect((await mcp.request('tools/list')).status).toBe(200);
+    await session.close();
+    expect(started.seen.at(-1)).toMatchObject({ method: 'DELETE', sessionId: id });
+    // Ended: the server now answers the id with 404.
+    expect((await mcp.request('tools/list')).status).toBe(404);
+  });
+});
+
+describe.concurrent('the session rows', () => {
+  it('pass on a faithful stateful server', async () => {
+    const run = await runCli(['--mutant', 'stateful-sessions', '--only', 'session', '--seed', '1']);
+    expect(run.results, run.stderr).toBeDefined();
+    const rows = run.results!.requirements.map((r) => [r.id, r.status, r.checks.filter((c) => c.status !== 'pass').map((c) => c.message ?? c.reason)]);
+    expect(rows.sort()).toEqual(SESSION_ROWS.map((id) => [id, 'pass', []]));
+  }, 120_000);
+
+  it('are not applicable on the service, which keeps no session state', async () => {
+    const run = await runCli(['--only', 'session', '--seed', '1']);
+    expect(run.results, run.stderr).toBeDefined();
+    for (const r of run.results!.requirements) {
+      expect(r.status, r.id).toBe('not-testable');
+      for (const c of r.checks) expect(c.reason, r.id).toMatch(/^not applicable: the server keeps no session state/);
+    }
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  // Each fault breaks one rule of a stateful server (fixtures/mutants/session.ts): that row must fail (MUST) or warn (SHOULD).
+  it.each(sessionMutants.filter((m) => m !== stateful).map((m) => [m.name, m] as const))('catch %s', async (_name, m) => {
+    const run = await runCli(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
+    expect(run.results, run.stderr).toBeDefined();
+    const caught = run.results!.requirements.filter((r) => m.violates.includes(r.id) && (r.status === 'fail' || r.status === 'warn'));
+    expect(caught.map((r) => r.id), m.description).toEqual(m.violates);
+  }, 120_000);
+});
