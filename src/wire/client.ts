@@ -65,7 +65,15 @@ export class WireClient {
     const bucket = bucketOf(url, req.headers ?? {});
     for (let attempt = 0; ; attempt++) {
       await pacer.before(bucket);
-      const res = await this.once(url, req);
+      let res: WireResponse;
+      try {
+        res = await this.once(url, req);
+      } catch (err) {
+        // A kept-alive connection the server closed just as it was reused fails before any reply (undici does
+        // not retry a POST): that is the connection's end, not the server's answer, so it is sent once more.
+        if (attempt === 0 && isStaleConnection(err) && !req.signal?.aborted) continue;
+        throw err;
+      }
       const { retryInMs, giveUp } = await pacer.after(bucket, res.status, res.headers);
       if (res.status !== 429) return res;
       if (giveUp) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 and ${giveUp}`);
@@ -137,6 +145,11 @@ export class WireClient {
       outer?.removeEventListener('abort', onOuter);
     }
   }
+}
+
+function isStaleConnection(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET' || /other side closed/.test(e.message ?? '');
 }
 
 function lower(headers: Record<string, string>): Record<string, string> {

@@ -20,7 +20,7 @@ const SEP_1303: Revision = '2025-11-25';
 /** Runs that end in a streaming tool cost its steps (~160 ms on the embedded target): weigh them down. */
 const STREAMING_WEIGHT = 1;
 const PLAIN_WEIGHT = 4;
-/** A reply still missing after this is a hang (the time box would otherwise end the search on it silently). */
+/** On the embedded target, a reply still missing after this is a hang (the time box would otherwise end the search on it silently). */
 const JSON_DEADLINE_MS = 1000;
 const STREAM_DEADLINE_MS = 2500;
 const MAX_PAGES = 10;
@@ -95,7 +95,9 @@ let nextId = 1;
 /** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
 async function callTool(c: CheckContext, s: Setup, call: Call, streaming: boolean): Promise<{ res: WireResponse; id: number }> {
   const id = nextId++;
-  const timeoutMs = Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS);
+  // Our own server answers at once, so a short deadline finds hangs fast; a deployment gets the user's
+  // --timeout (network latency and a loaded service are not protocol errors).
+  const timeoutMs = c.target.kind === 'embedded' ? Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS) : c.target.timeoutMs;
   const params: Record<string, unknown> = { name: call.tool, arguments: call.args };
   let headers: Record<string, string> = {};
   if (call.revision === MODERN) {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { allocate, FULL_PLAN, SHARES } from '../../src/budget/bootstrap-plan.js';
+import { startBroker } from '../../src/budget/broker.js';
+import { bootstrapPermit, flushSpent, reserveWait } from '../../src/budget/broker-client.js';
+import { bucketOf, holdBackMs } from '../../src/budget/pacer.js';
+import { addSpent, countExchange, takeSpent } from '../../src/budget/tally.js';
+import type { TargetInfo } from '../../src/target-info.js';
+
+describe('bootstrap plan', () => {
+  it('shares never exceed the budget, and the same budget always buys the same shares', () => {
+    for (const budget of [0, 1, 5, 8, 14, 16, 40, FULL_PLAN, FULL_PLAN + 10]) {
+      const shares = allocate(budget);
+      const total = [...shares.values()].reduce((a, b) => a + b, 0);
+      expect(total).toBe(Math.min(budget, FULL_PLAN));
+      expect(allocate(budget)).toEqual(shares);
+    }
+  });
+
+  it('the checks that judge nothing without a bootstrap are served first', () => {
+    const tier1 = SHARES.filter((s) => s.tier === 1).reduce((n, s) => n + s.wants, 0);
+    const shares = allocate(tier1);
+    for (const s of SHARES) expect(shares.get(s.purpose), s.purpose).toBe(s.tier === 1 ? s.wants : 0);
+  });
+});
+
+describe('run broker', () => {
+  const target = (broker: { url: string; token: string }) => ({ broker }) as unknown as TargetInfo;
+
+  it('grants each purpose its share and no more, records what was refused, and keeps the wait budget', async () => {
+    const broker = await startBroker({ bootstraps: 4, waitMs: 1000 });
+    try {
+      const t = target(broker);
+      expect((await bootstrapPermit(t, 'bootstrap-reply', 1)).granted).toBe(1);
+      expect((await bootstrapPermit(t, 'bootstrap-reply', 1)).granted).toBe(0);
+      expect((await bootstrapPermit(t, 'no-such-purpose', 3)).granted).toBe(0);
+      expect(await reserveWait(t, 600)).toMatchObject({ granted: true });
+      expect(await reserveWait(t, 600)).toMatchObject({ granted: false, budgetMs: 1000 });
+      takeSpent();
+      addSpent({ requests: 3, bootstraps: 1 });
+      await flushSpent(t);
+      const ledger = broker.ledger();
+      expect(ledger.granted['bootstrap-reply']).toBe(1);
+      expect(ledger.refused).toEqual({ 'bootstrap-reply': 1, 'no-such-purpose': 3 });
+      expect(ledger.spent).toMatchObject({ requests: 3, bootstraps: 1 });
+      expect(ledger.waitGrantedMs).toBe(600);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('refuses callers without its token', async () => {
+    const broker = await startBroker({ waitMs: 0 });
+    try {
+      await expect(bootstrapPermit(target({ url: broker.url, token: 'wrong' }), 'bootstrap-reply', 1)).rejects.toThrow(/401/);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('without a bound every purpose gets all it asks for', async () => {
+    const broker = await startBroker({ waitMs: 0 });
+    try {
+      expect((await bootstrapPermit(target(broker), 'property:bootstrap-valid-bodies', 60)).granted).toBe(60);
+    } finally {
+      await broker.close();
+    }
+  });
+});
+
+describe('pacing', () => {
+  it('a 429 waits as Retry-After says (delay-seconds or an HTTP-date), else a second', () => {
+    expect(holdBackMs(429, { 'retry-after': '3' })).toBe(3000);
+    const date = 'Wed, 25 Nov 2026 08:00:00 GMT';
+    expect(holdBackMs(429, { 'retry-after': 'Wed, 25 Nov 2026 08:00:02 GMT', date })).toBe(2000);
+    expect(holdBackMs(429, {})).toBe(1000);
+  });
+
+  it('an emptied bucket holds back the next request until its reset; a bucket with quota left does not', () => {
+    expect(holdBackMs(200, { ratelimit: '"default";r=0;t=2' })).toBe(2000);
+    expect(holdBackMs(200, { ratelimit: '"default";r=5;t=2' })).toBeUndefined();
+    expect(holdBackMs(200, { 'ratelimit-remaining': '0', 'ratelimit-reset': '4' })).toBe(4000);
+    // An epoch reset (X- fields, commonly) is not a wait.
+    expect(holdBackMs(200, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1790000000' })).toBeUndefined();
+    expect(holdBackMs(200, {})).toBeUndefined();
+  });
+
+  it('buckets follow the credentials, and the bootstrap endpoint has its own', () => {
+    expect(bucketOf('http://h/api/mcp/v1', { Authorization: 'Bearer a' })).not.toBe(bucketOf('http://h/api/mcp/v1', { authorization: 'Bearer b' }));
+    expect(bucketOf('http://h/api/agent/bootstrap', {})).toBe('bootstrap');
+  });
+});
+
+describe('tally', () => {
+  it('counts requests, bootstraps, the workspaces they created and blocks created', () => {
+    takeSpent();
+    countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 201, { json: { apiKey: 'cnv_live_x' } });
+    countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 400, { json: { error: 'no' } });
+    const create = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'blocks.create', arguments: {} } });
+    countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ method: 'notifications/progress' }, { id: 1, result: { content: [] } }] });
+    countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ id: 1, result: { isError: true, content: [] } }] });
+    expect(takeSpent()).toMatchObject({ requests: 4, bootstraps: 2, workspaces: 1, blocksCreated: 1 });
+  });
+});

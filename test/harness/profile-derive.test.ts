@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpSession, finalMessage } from '../../src/mcp-session.js';
+import { fill, type Profile } from '../../src/profile.js';
+import { argumentsFor, deriveProfile, findId, listTools, resourceOf, type ListedTool } from '../../src/profile-derive.js';
+import { schemaValidator } from '../../src/properties/schema-arbitrary.js';
+import type { TargetInfo } from '../../src/target-info.js';
+import { WireClient } from '../../src/wire/client.js';
+import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
+
+const BASE: Profile = { name: 'service', kind: 'service', setup: [], streaming: {}, calls: {}, derive: true };
+
+describe('finding ids and resources by name', () => {
+  it('reads <resource>Id, an id under the resource, or a top-level id', () => {
+    expect(findId({ blockId: 'b1' }, 'block')).toBe('b1');
+    expect(findId({ block: { id: 'b2', title: 't' } }, 'block')).toBe('b2');
+    expect(findId({ item: { BlockId: 'b3' } }, 'block')).toBe('b3');
+    expect(findId({ id: 'b4' }, 'block')).toBe('b4');
+    expect(findId({ dataSource: { id: 'd1' }, block: { id: 'b5' } }, 'dataSource')).toBe('d1');
+    expect(findId({ title: 'nothing' }, 'block')).toBeUndefined();
+  });
+
+  it('names the resource of an id argument', () => {
+    expect(resourceOf('blockId', 'blocks.build')).toBe('block');
+    expect(resourceOf('dataSourceId', 'dataSources.testConnection')).toBe('dataSource');
+    expect(resourceOf('id', 'blocks.build')).toBe('block');
+    expect(resourceOf('title', 'blocks.create')).toBeUndefined();
+  });
+});
+
+describe('arguments from an inputSchema', () => {
+  it('are the smallest valid instance: required properties, enum, bounds, formats', () => {
+    const tool: ListedTool = { name: 'x.create', inputSchema: {
+      type: 'object', additionalProperties: false, required: ['name', 'type', 'size', 'when', 'tags'],
+      properties: {
+        name: { type: 'string', minLength: 3, maxLength: 40 }, type: { enum: ['chart', 'text'] }, size: { type: 'integer', minimum: 2, maximum: 9 },
+        when: { type: 'string', format: 'date-time' }, tags: { type: 'array', minItems: 1, items: { type: 'string' } }, optional: { type: 'string' },
+      },
+    } };
+    const args = argumentsFor(tool, 1, () => undefined);
+    expect(schemaValidator(tool.inputSchema!)(args)).toBe(true);
+    expect(Object.keys(args).sort()).toEqual(['name', 'size', 'tags', 'type', 'when']);
+  });
+
+  it('fall back to a sample the schema accepts when the plain guess does not fit (a pattern)', () => {
+    const tool: ListedTool = { name: 't', inputSchema: { type: 'object', required: ['code'], properties: { code: { type: 'string', pattern: '^[A-Z]{3}-\\d{2}$' } } } };
+    expect(schemaValidator(tool.inputSchema!)(argumentsFor(tool, 3, () => undefined))).toBe(true);
+  });
+});
+
+describe('deriving the service profile', () => {
+  let server: ReferenceServer;
+  let target: TargetInfo;
+  let tools: ListedTool[];
+  beforeAll(async () => {
+    server = await startReference();
+    const { apiKey } = await bootstrap(server);
+    target = {
+      kind: 'url', baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, headers: {}, apiKey, canBootstrap: false, profile: BASE,
+      protocol: 'auto', revisions: [], timeoutMs: 5000, seed: 1, property: { runs: 1, timeLimitMs: 0, shrinkTimeMs: 0 },
+    };
+    const listed = await listTools(new McpSession(new WireClient([], () => [], 5000), target));
+    if (typeof listed === 'string') throw new Error(listed);
+    tools = listed;
+  });
+  afterAll(() => server.close());
+
+  it('builds a recipe for each streaming tool and the named calls, and they work on the reference', async () => {
+    const profile = deriveProfile(BASE, tools, 1);
+    expect(Object.keys(profile.streaming).sort()).toEqual(['blocks.build', 'blocks.create', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview']);
+    expect(profile.gaps).toEqual({});
+    expect(profile.calls.publishBlock?.arguments).toMatchObject({ published: true });
+    // Nothing copied from the reference profile: ids are found by name, never by our paths.
+    expect(JSON.stringify(profile)).not.toContain('/block/id');
+    const mcp = new McpSession(new WireClient([], () => [], 5000), { ...target, profile });
+    const vars = await mcp.setup();
+    expect(vars.blockId).toEqual(expect.any(String));
+    expect(vars.dataSourceId).toEqual(expect.any(String));
+    for (const recipe of Object.values(profile.streaming)) {
+      const res = await mcp.call(recipe.tool, fill(recipe.arguments, vars) as Record<string, unknown>, { progressToken: 1 });
+      expect(finalMessage(res)?.result?.isError, `${recipe.tool} ${JSON.stringify(finalMessage(res))}`).not.toBe(true);
+    }
+    const created = await mcp.recipe(profile.calls.createBlock!, { title: 'derived' });
+    expect(finalMessage(created)?.result?.isError).not.toBe(true);
+  });
+
+  it('a tool the target lacks, or an id nothing creates, is a gap with the reason', () => {
+    const without = tools.filter((t) => t.name !== 'dataSources.create' && t.name !== 'schedule.preview' && t.name !== 'blocks.publish');
+    const profile = deriveProfile(BASE, without, 1);
+    expect(profile.streaming['dataSources.testConnection']).toBeUndefined();
+    expect(profile.gaps?.['dataSources.testConnection']).toMatch(/no way to create a dataSource/);
+    expect(profile.gaps?.['schedule.preview']).toMatch(/does not offer schedule.preview/);
+    expect(profile.streaming['blocks.build']).toBeDefined();
+    // blocks.update on the reference takes `published` and a block id: still a way to publish.
+    const noPublisher = without.filter((t) => !t.inputSchema?.properties?.published || t.name === 'blocks.list');
+    expect(deriveProfile(BASE, noPublisher, 1).gaps?.publishBlock).toMatch(/names no way to publish/);
+  });
+});
