@@ -113,7 +113,7 @@ export async function startReferenceContainer(config: ConfigOverrides, log: (m: 
  * endpoint; a third key is revoked with the admin command inside the container. Mail stays in the
  * container's outbox, so the claim-mail check is not testable here.
  */
-export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
+export async function prepareContainer(base: TargetBase): Promise<PreparedTarget & { bootstrapsUsed: number }> {
   const log = (m: string) => console.error(`container: ${m}`);
   const { baseUrl, container: started, close } = await startReferenceContainer(CONFORMANCE_CONFIG, log);
 
@@ -135,7 +135,8 @@ export async function prepareContainer(base: TargetBase): Promise<PreparedTarget
       canBootstrap: true,
       revisions: [],
     };
-    return { info, close };
+    // Keys A and B, and the one revoked: bootstraps the run's budget pays for.
+    return { info, close, bootstrapsUsed: 3 };
   } catch (err) {
     await close();
     throw err;
