@@ -6,12 +6,16 @@ import { dirname, join } from 'node:path';
 
 /** How long server-everything may take to say it listens. */
 const START_TIMEOUT_MS = 20_000;
+/** What is kept of its output: it logs every request, and its long-running tool can loop for hours. */
+const OUTPUT_TAIL = 64 * 1024;
 
 export interface EverythingServer {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
   url: string;
-  /** What the server printed (it logs every session it opens and ends). */
+  /** The end of what the server printed. */
   output(): string;
+  /** Sessions it reported ending ("Received session termination request"), so far. */
+  sessionsEnded(): number;
   stop(): Promise<void>;
 }
 
@@ -42,23 +46,29 @@ export async function startEverything(): Promise<EverythingServer> {
   // The port may be taken between the probe and the server's listen: try again on another.
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', preload, bin, 'streamableHttp'], {
+    // --no-warnings: its long-running tool given a huge duration warns of a timer overflow every millisecond.
+    const child = spawn(process.execPath, ['--no-warnings', '--import', preload, bin, 'streamableHttp'], {
       env: { PATH: process.env.PATH ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: 'conformance.invalid', GZIP_MAX_FETCH_TIME_MILLIS: '1000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let ended = 0;
+    let listening: () => void = () => {};
+    const collect = (chunk: Buffer) => {
+      const text = chunk.toString();
+      ended += text.match(/Received session termination request/g)?.length ?? 0;
+      output = (output + text).slice(-OUTPUT_TAIL);
+      if (/listening on port/i.test(text)) listening();
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const ready = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
-      const seen = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (/listening on port/i.test(output)) {
-          clearTimeout(timer);
-          resolve(true);
-        }
+      listening = () => {
+        clearTimeout(timer);
+        resolve(true);
       };
-      child.stdout.on('data', seen);
-      child.stderr.on('data', seen);
       void exited.then(() => {
         clearTimeout(timer);
         resolve(false);
@@ -68,6 +78,7 @@ export async function startEverything(): Promise<EverythingServer> {
       return {
         url: `http://127.0.0.1:${port}/mcp`,
         output: () => output,
+        sessionsEnded: () => ended,
         async stop() {
           if (child.exitCode === null) child.kill('SIGTERM');
           await exited;
