@@ -118,7 +118,8 @@ function register(
     };
     ctx.task.meta.conformance = record;
     const extraSecrets: string[] = [];
-    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, ...extraSecrets].filter((k): k is string => !!k);
+    // The run's session id lets anyone act in that session until it ends: redacted like a key.
+    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId, ...extraSecrets].filter((k): k is string => !!k);
     pacer.configure(target);
     const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit });
     const c: CheckContext = {
