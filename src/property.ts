@@ -23,7 +23,10 @@ export interface PropertySpec<T> {
   predicate: (value: T) => Promise<boolean | void>;
   /** A cap on runs in quick (time-boxed) mode, for expensive properties; deep mode runs the full budget. */
   maxRuns?: number;
-  /** A cap on runs in every mode: what a budget outside the harness allows (bootstraps on a deployment). */
+  /**
+   * A cap on predicate calls in every mode, shrinking and replay included: what a budget outside the harness
+   * allows (bootstraps on a deployment). A failure is then reported as found, unshrunk.
+   */
   runLimit?: number;
   /** Renders a value for reports without secrets (default fc.stringify). */
   show?: (value: T) => string;
@@ -88,11 +91,14 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   });
   const replayPath = budget.replay?.id === spec.id ? budget.replay.path : undefined;
   const plugins = (ms: number) => (ms > 0 ? [fc.interruptAfterTimeLimit(ms)] : []);
-  // A few runs allowed by an outside budget (bootstraps on a deployment, paced by its rate limit) all run:
-  // a time box sized for thousands of fast runs would end them while they wait their turn.
-  const searchTimeMs = spec.runLimit !== undefined && spec.runLimit < (spec.maxRuns ?? budget.runs) ? 0 : budget.timeLimitMs;
+  // Runs allowed by an outside budget (bootstraps on a deployment, paced by its rate limit) all run, and no
+  // more: a time box sized for thousands of fast runs would end them while they wait their turn, and
+  // shrinking would spend what the budget does not allow.
+  const capped = spec.runLimit !== undefined;
   // `timeout`: a run that takes longer than a request's deadline fails (and shrinks) like any other.
-  let details = await fc.check(property, { seed, numRuns: runsRequested, path: replayPath, timeout: runTimeoutMs, plugins: plugins(searchTimeMs) });
+  let details = await fc.check(property, {
+    seed, numRuns: runsRequested, path: replayPath, timeout: runTimeoutMs, plugins: plugins(capped ? 0 : budget.timeLimitMs), endOnFailure: capped,
+  });
   if (blocked) throw blocked;
   const record: PropertyRecord = {
     id: spec.id, seed, runsRequested, runs: details.numRuns, interrupted: details.interrupted, timeMs: 0,
@@ -102,13 +108,17 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     // The search's time box may have cut shrinking short: shrink on from the path found, in a box of its own.
     const found = details;
     // A path fast-check cannot walk again (commands that learn what ran) throws: keep what the search found.
-    const more = await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, timeout: runTimeoutMs, plugins: plugins(budget.shrinkTimeMs) })
+    const more = capped ? undefined : await fc.check(property, { seed, numRuns: runsRequested, path: found.counterexamplePath, timeout: runTimeoutMs, plugins: plugins(budget.shrinkTimeMs) })
       .catch(() => undefined);
     if (more?.failed && more.counterexamplePath !== null) details = more;
     const counterexample = (details.counterexample as unknown as [T])[0];
-    wire.length = 0;
-    // The replay can pass on a flaky target: keep the search's error then.
-    const failure = (await outcome(spec.predicate(counterexample), runTimeoutMs)) ?? lastError;
+    // The replay can pass on a flaky target: keep the search's error then. A capped property's wire log
+    // already holds its failing run, the last it may send.
+    let failure = lastError;
+    if (!capped) {
+      wire.length = 0;
+      failure = (await outcome(spec.predicate(counterexample), runTimeoutMs)) ?? lastError;
+    }
     Object.assign(record, {
       counterexample: show(counterexample), path: details.counterexamplePath!,
       shrinks: found.numShrinks + (details === found ? 0 : details.numShrinks),

@@ -6,6 +6,7 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
+import { findId } from '../src/profile-derive.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
@@ -57,7 +58,11 @@ async function ownWorkspace(c: CheckContext, purpose: 'plan-cap' | 'published-fi
   return new McpSession(http, { ...t, apiKey });
 }
 
-const itemKey = (item: unknown): string => (isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : JSON.stringify(item));
+/** A listed block's id, found by name as the derived profile captures it (`id`, `blockId`, `block.id`); else the item itself. */
+const itemKey = (item: unknown): string => {
+  const id = isObject(item) ? findId(item, 'block') : undefined;
+  return id !== undefined ? String(id) : JSON.stringify(item);
+};
 
 /** Keys of the blocks `blocks.list` returns, optionally filtered on `published`. */
 async function listKeys(c: CheckContext, mcp: McpSession, published?: boolean): Promise<string[]> {

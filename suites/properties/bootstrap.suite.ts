@@ -48,12 +48,16 @@ async function bootstrap(c: CheckContext, body: Body | string): Promise<WireResp
   return res;
 }
 
-/** Runs the property may send: its share of the run's bootstrap budget (all it asks for on the embedded target). */
-async function runsAllowed(c: CheckContext, id: string, wants: number): Promise<number> {
+/**
+ * Bootstraps the property may send, shrinking included: its share of the run's bootstrap budget; undefined
+ * where bootstraps are not bounded (the embedded target), so the search shrinks as usual.
+ */
+async function runsAllowed(c: CheckContext, id: string, wants: number): Promise<number | undefined> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
   const permit = await bootstrapPermit(c.target, `property:${id}`, wants);
   if (permit.granted < 1) c.notTestable(budgetSpentReason(`property ${id}`, permit.budget));
-  if (permit.granted < wants) c.observe(`${permit.granted} run(s): the property's share of the run's bootstrap budget (${permit.budget}, --bootstrap-budget)`);
+  if (permit.budget === undefined) return undefined;
+  c.observe(`${permit.granted} run(s), not shrunk on failure: the property's share of the run's bootstrap budget (${permit.budget}, --bootstrap-budget)`);
   return permit.granted;
 }
 
@@ -68,7 +72,7 @@ describe.concurrent('bootstrap properties', () => {
       id: 'bootstrap-valid-bodies',
       arbitrary: body,
       maxRuns: 60,
-      runLimit,
+      ...(runLimit !== undefined && { runLimit }),
       predicate: async (b) => {
         const res = await bootstrap(c, { ...b, humanEmail: unique(b.humanEmail) });
         c.verify(res.status === 200 || res.status === 201, 'a valid body succeeds (200 or 201)', '200 or 201', `${res.status} ${res.text.slice(0, 200)}`);
@@ -111,7 +115,7 @@ describe.concurrent('bootstrap properties', () => {
       id: 'bootstrap-spoiled-bodies',
       arbitrary: spoiled,
       maxRuns: 100,
-      runLimit,
+      ...(runLimit !== undefined && { runLimit }),
       show: (s) => `${JSON.stringify(s.body).slice(0, 400)}${s.invalid ? ` (invalid: ${s.invalid})` : ''}`,
       predicate: async ({ body, invalid }) => {
         if (typeof body.humanEmail === 'string' && body.humanEmail.includes('@') && !invalid) body = { ...body, humanEmail: unique(body.humanEmail) };

@@ -83,6 +83,26 @@ describe('runProperty', () => {
   });
 });
 
+describe('runProperty under an outside budget (runLimit)', () => {
+  it('calls the predicate at most runLimit times, shrinking and replay included, and reports the failure found', async () => {
+    let calls = 0;
+    const err = await failure(runProperty({ id: 'p', arbitrary: fc.nat(), runLimit: 2, predicate: async (n) => {
+      calls += 1;
+      return n < 0; // every run fails: fast-check would shrink and the runner replay, both spending the budget
+    } }, 5, { runs: 100, timeLimitMs: 1500, shrinkTimeMs: 1000 }, [], 1000));
+    expect(calls).toBe(1);
+    expect(err.message).toMatch(/failed after 1 run/);
+    let passes = 0;
+    const record = await runProperty({ id: 'q', arbitrary: fc.nat(), runLimit: 3, predicate: async () => {
+      passes += 1;
+      await sleep(5);
+      return true;
+    } }, 5, { runs: 100, timeLimitMs: 1, shrinkTimeMs: 0 }, [], 1000);
+    // The time box does not end a budgeted search early: every allowed run runs.
+    expect({ runs: record.runs, passes }).toEqual({ runs: 3, passes: 3 });
+  });
+});
+
 describe('runProperty replay', () => {
   it('a replay path that reaches no value is an error, not a pass', async () => {
     const spec = { id: 'p', arbitrary: fc.nat(1000), predicate: async () => true };
