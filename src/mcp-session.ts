@@ -16,17 +16,6 @@ export interface PostOptions {
 
 let nextId = 1;
 
-/** How long the harness waits on a 429 before trying again, at most, and how often. */
-const RATE_LIMIT_RETRIES = 3;
-const RATE_LIMIT_MAX_WAIT_MS = 5000;
-
-/** Delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms; undefined when absent or malformed. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
 
 /**
  * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
@@ -42,7 +31,7 @@ export class McpSession {
   /**
    * `revision`: the revision to speak (a check's); absent, the run's primary revision; null, none at all.
    */
-  constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { retryRateLimited?: boolean; revision?: Revision | null } = {}) {
+  constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { revision?: Revision | null } = {}) {
     this.revision = options.revision === undefined ? primaryRevision(target.protocol, target.revisions ?? []) : options.revision ?? undefined;
   }
 
@@ -71,19 +60,14 @@ export class McpSession {
   async post(body: unknown, options: PostOptions & { raw?: string } = {}): Promise<WireResponse> {
     const message = options.raw !== undefined ? undefined : body;
     const headers = this.headers(options, message);
-    const send = () => this.http.request(this.target.mcpUrl, {
+    // A 429 is the wire client's to wait out (src/budget/pacer.ts), unless it was made with { pace: false }.
+    return this.http.request(this.target.mcpUrl, {
       method: 'POST',
       headers,
       ...(options.raw !== undefined ? { raw: options.raw } : { json: this.speak(options, message).body }),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
-    let res = await send();
-    for (let attempt = 0; attempt < RATE_LIMIT_RETRIES && res.status === 429 && this.options.retryRateLimited !== false; attempt++) {
-      await new Promise((r) => setTimeout(r, Math.min(RATE_LIMIT_MAX_WAIT_MS, retryAfterMs(res.headers['retry-after']) ?? 1000)));
-      res = await send();
-    }
-    return res;
   }
 
   request(method: string, params?: Record<string, unknown>, options: PostOptions & { id?: string | number } = {}): Promise<WireResponse> {

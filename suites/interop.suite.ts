@@ -95,7 +95,9 @@ async function withSdkClient(c: CheckContext, mode: 'legacy' | 'auto', run: (cli
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const recorder = recordingFetch(c);
   const headers: Record<string, string> = { ...c.target.headers, ...(c.target.apiKey && { authorization: `Bearer ${c.target.apiKey}` }) };
-  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode } });
+  // The 2025 handshake offers the first 2025-era entry of supportedProtocolVersions: this run's revision.
+  const pinned = mode === 'legacy' && c.revision && LEGACY.includes(c.revision) ? [c.revision] : undefined;
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode }, ...(pinned && { supportedProtocolVersions: pinned }) });
   const transport = new StreamableHTTPClientTransport(new URL(c.target.mcpUrl), { requestInit: { headers }, fetch: recorder.fetch });
   try {
     try {
@@ -174,6 +176,8 @@ describe('interop: the official SDK client', () => {
     await withSdkClient(c, 'legacy', async (client) => {
       const negotiated = client.getNegotiatedProtocolVersion();
       c.verify(negotiated !== undefined && LEGACY.includes(negotiated), 'initialize settles on a 2025 revision', LEGACY, negotiated);
+      // The target speaks this run's revision (revision detection found it), so the handshake settles on it.
+      if (c.revision && LEGACY.includes(c.revision)) c.verify(negotiated === c.revision, `the SDK client offering ${c.revision} settles on it`, c.revision, negotiated);
       await listTools(c, client);
     });
   }, { generic: true });

@@ -65,7 +65,7 @@ async function runBurst(target: TargetInfo): Promise<Burst> {
   const secrets = targetSecrets(target);
   const { key, exchanges: bootstrap, note } = await bootstrapWorkspace(target, secrets, 'rate-limit');
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false }), info, { retryRateLimited: false });
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false }), info);
   const burst: Burst = { sent: 0, statuses: {}, elapsedMs: 0, keyNote: note, session: (c) => sessionOn(c.http.log), bootstrap };
   if (!key) return burst;
   const started = performance.now();

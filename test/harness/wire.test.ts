@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fill, } from '../../src/profile.js';
-import { jsonPointer, McpSession, retryAfterMs } from '../../src/mcp-session.js';
+import { jsonPointer, McpSession } from '../../src/mcp-session.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { redact, redactHeaders } from '../../src/wire/redact.js';
@@ -83,21 +83,16 @@ describe('wire client', () => {
     expect(res.closed).toBe(true);
   });
 
-  it('McpSession retries a 429 after its Retry-After, recording both exchanges, unless told not to', async () => {
+  it('the wire client waits out a 429 as Retry-After says and sends again, recording both exchanges, unless made not to pace', async () => {
     const log: Exchange[] = [];
     const target = { mcpUrl: `http://127.0.0.1:${port}/limited`, headers: {}, timeoutMs: 2000 } as never;
     const res = await new McpSession(new WireClient(log, () => [], 2000), target).request('ping');
     expect(res.status).toBe(200);
     expect(log.map((e) => e.response?.status)).toEqual([429, 200]);
-    const raw = await new McpSession(new WireClient([], () => [], 2000), target, { retryRateLimited: false }).request('ping');
+    const raw = await new McpSession(new WireClient([], () => [], 2000, { pace: false }), target).request('ping');
     expect(raw.status).toBe(429);
   });
 
-  it('parses Retry-After as delay-seconds or an HTTP-date', () => {
-    expect(retryAfterMs('3')).toBe(3000);
-    expect(retryAfterMs(new Date(Date.now() + 2000).toUTCString())).toBeGreaterThan(500);
-    expect(retryAfterMs('soon')).toBeUndefined();
-  });
 
   it('reports a stream still open at the deadline as not closed, keeping the events read', async () => {
     const res = await new WireClient([], () => [], 300).request(`http://127.0.0.1:${port}/open`);
