@@ -149,7 +149,9 @@ function register(
     try {
       // A rule of revisions the target does not speak cannot be exercised on it.
       if (applies && !revision) {
-        c.notTestable(`applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || 'no detected revision'}`);
+        // Detection initializes with the run's key: without one, nothing is found, and that is the reason.
+        const none = target.noKeyReason ? `no detected revision (detection needs a key; ${target.noKeyReason})` : 'no detected revision';
+        c.notTestable(`applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || none}`);
       }
       await body(c);
       record.status = 'pass';

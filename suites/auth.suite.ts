@@ -18,7 +18,7 @@ interface Key { key: string; prefix: string; secret: string }
 /** The target's key split into `<prefix>_live_<secret>`; not testable without one. */
 function keyOf(c: CheckContext): Key {
   const key = c.target.apiKey;
-  if (!key) c.notTestable('the target has no API key (give one with --api-key, or let the harness bootstrap one)');
+  if (!key) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
   const cut = key.indexOf('_live_');
   if (cut <= 0) c.notTestable('the target\'s key is not of the form <KEY_PREFIX>_live_<secret>, so its variants cannot be built');
   const secret = key.slice(cut + '_live_'.length);

@@ -260,7 +260,7 @@ describe('stdio proxy', () => {
   // "It is to be treated as a password" (the key comes from the environment and is never printed)
   check('stdio-key-not-printed', 'the API key appears neither on stdout nor on stderr', async (c: CheckContext) => {
     const key = spec(c).env.CANVAS_API_KEY;
-    if (!key) c.notTestable('the target has no API key to give the command');
+    if (!key) c.notTestable(c.target.noKeyReason ?? 'the target has no API key to give the command');
     for (const which of ['main', 'badLine'] as const) {
       await reading(c, which, ({ proc }) => {
         const out = [...proc.lines.map((l) => l.text), proc.partial].filter((t) => t.includes(key)).length;

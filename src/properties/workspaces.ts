@@ -20,7 +20,7 @@ export async function freshKey(c: CheckContext, purpose: string, plan = 'unlimit
     return own.key;
   }
   c.observe(`${purpose}: ${own.note}`);
-  if (!c.target.apiKey) c.notTestable('no key: the target has no bootstrap endpoint the harness may use and no --api-key was given');
+  if (!c.target.apiKey) c.notTestable(c.target.noKeyReason ?? 'no key: the target has no bootstrap endpoint the harness may use and no --api-key was given');
   c.observe(`${purpose}: no workspace of its own; using the target's key (its state and rate bucket are shared)`);
   return c.target.apiKey;
 }

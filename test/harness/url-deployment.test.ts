@@ -29,3 +29,23 @@ it('a url target run twice back to back against the default config: both conform
     expect(r!.consumption!.workspaces).toBeLessThanOrEqual(r!.consumption!.bootstraps);
   }
 }, 600_000);
+
+it('a gated bootstrap and no keys given: a verdict, not exit 2; the bootstrap rows fail, key rows are not testable with the reason', async () => {
+  const { variant } = await import('../../fixtures/variants/index.js');
+  const gated = await variant('gated-bootstrap').start();
+  try {
+    const run = await runCli(['--base-url', gated.baseUrl, '--seed', '7', '--only', 'bootstrap-returns-key,auth-workspace-scoped-read,calls-non-streaming-json,tools-list-'], 120_000);
+    expect(run.code, run.stderr).toBe(1);
+    const status = (id: string) => run.results!.requirements.find((r) => r.id === id);
+    expect(status('bootstrap-returns-key')?.status).toBe('fail');
+    const keyRows = run.results!.requirements.filter((r) => !r.id.startsWith('bootstrap-'));
+    expect(keyRows.length).toBeGreaterThan(0);
+    for (const r of keyRows) {
+      expect(r.status, r.id).toBe('not-testable');
+      // Each row says why: the refused bootstrap (other checks of a row may give reasons of their own).
+      expect(r.checks.map((c) => c.reason).join(' | '), r.id).toMatch(/no (API key|key of a second workspace): bootstrap at .* answered 401/);
+    }
+  } finally {
+    await gated.close();
+  }
+}, 180_000);
