@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
 import type { TargetInfo } from '../target-info.js';
@@ -13,7 +14,9 @@ interface Probe {
 async function probe(info: TargetInfo, revision: Revision, body: unknown): Promise<Probe | undefined> {
   const spoken = speakRevision(revision, body, info.headers);
   try {
-    const res = await request(info.mcpUrl, {
+    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
+    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
+  const res = await request(info.mcpUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json', accept: 'application/json, text/event-stream', ...spoken.headers, ...info.headers,
@@ -45,7 +48,9 @@ async function probe(info: TargetInfo, revision: Revision, body: unknown): Promi
  */
 async function closeSession(info: TargetInfo, revision: Revision, sessionId: string): Promise<void> {
   try {
-    const res = await request(info.mcpUrl, {
+    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
+    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
+  const res = await request(info.mcpUrl, {
       method: 'DELETE',
       headers: {
         ...speakRevision(revision, undefined, info.headers).headers, ...info.headers,

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { addSpent } from '../budget/tally.js';
 import type { Revision } from '../catalog/types.js';
 import type { TargetInfo } from '../target-info.js';
 
@@ -50,6 +51,7 @@ export function sessionHeaders(revision: Revision, sessionId: string | undefined
 }
 
 async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
+  addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
   const res = await request(info.mcpUrl, {
     method, headers, ...(body !== undefined && { body: JSON.stringify(body) }),
     headersTimeout: HOUSEKEEPING_TIMEOUT_MS, bodyTimeout: HOUSEKEEPING_TIMEOUT_MS,
