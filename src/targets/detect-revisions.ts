@@ -10,21 +10,22 @@ interface Probe {
   sessionId?: string;
 }
 
+/** One request of the detection to the endpoint with the target's headers and key, counted in the run's ledger. */
+async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
+  addSpent({ requests: 1 });
+  return request(info.mcpUrl, {
+    method,
+    headers: { ...headers, ...info.headers, ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+    headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
+  });
+}
+
 /** POSTs one JSON-RPC request speaking `revision`'s wire; the reply's final message and session id. */
 async function probe(info: TargetInfo, revision: Revision, body: unknown): Promise<Probe | undefined> {
   const spoken = speakRevision(revision, body, info.headers);
   try {
-    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-  const res = await request(info.mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', ...spoken.headers, ...info.headers,
-        ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }),
-      },
-      body: JSON.stringify(spoken.body),
-      headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
-    });
+    const res = await send(info, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...spoken.headers }, spoken.body);
     const sessionHeader = res.headers['mcp-session-id'];
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const text = await res.body.text();
@@ -48,16 +49,7 @@ async function probe(info: TargetInfo, revision: Revision, body: unknown): Promi
  */
 async function closeSession(info: TargetInfo, revision: Revision, sessionId: string): Promise<void> {
   try {
-    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-    addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-  const res = await request(info.mcpUrl, {
-      method: 'DELETE',
-      headers: {
-        ...speakRevision(revision, undefined, info.headers).headers, ...info.headers,
-        ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }), 'mcp-session-id': sessionId,
-      },
-      headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
-    });
+    const res = await send(info, 'DELETE', { ...speakRevision(revision, undefined, info.headers).headers, 'mcp-session-id': sessionId });
     await res.body.dump();
   } catch {
     // A server that cannot end the session (405 is allowed) or went away: nothing more to do.
