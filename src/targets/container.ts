@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
@@ -10,6 +9,7 @@ import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGE = 'localhost/canvas-reference:conformance';
@@ -46,17 +46,6 @@ async function checkEngine(baseImage: string): Promise<void> {
   }
 }
 
-/** A free loopback port, so the published port (and the server's public base URL) is known before start. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ReferenceContainer {
   baseUrl: string;

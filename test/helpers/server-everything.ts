@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { freePort } from '../../src/targets/free-port.js';
 
 /** How long server-everything may take to say it listens. */
 const START_TIMEOUT_MS = 20_000;
@@ -19,16 +19,6 @@ export interface EverythingServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * `@modelcontextprotocol/server-everything` (the pinned devDependency) in its streamableHttp mode, a stateful
