@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CallRecipe, Profile } from './profile.js';
-import { schemaValidator, validValues, type JsonSchema } from './properties/schema-arbitrary.js';
+import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
 
 /**
  * The `service` profile: call recipes built from what the spec names and what the target's `tools/list`
@@ -61,15 +61,8 @@ function plainString(name: string, s: Schema, seed: number): string {
 
 /**
  * The smallest valid instance of a schema: `const`, `default`, `examples`, `enum` first, then required
- * properties only. `placeholder` may replace a property (an id to capture). Falls back to a sample of the
- * schema's valid values (seeded) when the plain guess does not validate.
+ * properties only. `placeholder` may replace a top-level property (an id to capture).
  */
-export function minimalInstance(schema: JsonSchema, name: string, seed: number, placeholder?: (property: string) => string | undefined): unknown {
-  if (typeof schema !== 'object') return {};
-  const guess = minimal(schema, name, seed, placeholder);
-  return guess;
-}
-
 function minimal(s: Schema, name: string, seed: number, placeholder?: (property: string) => string | undefined, depth = 0): unknown {
   if ('const' in s) return s.const;
   if ('default' in s) return s.default;
@@ -104,7 +97,7 @@ function minimal(s: Schema, name: string, seed: number, placeholder?: (property:
 /** Arguments for `tool`: the minimal instance, or a seeded valid sample when the guess fails the schema. */
 export function argumentsFor(tool: ListedTool, seed: number, placeholder: (property: string) => string | undefined): Record<string, unknown> {
   const schema = tool.inputSchema ?? { type: 'object' };
-  const guess = minimalInstance(schema, tool.name, seed, placeholder) as Record<string, unknown>;
+  const guess = (typeof schema === 'object' ? minimal(schema, tool.name, seed, placeholder) : {}) as Record<string, unknown>;
   let validate: ((v: unknown) => boolean) | undefined;
   try {
     validate = schemaValidator(schema);
@@ -140,11 +133,10 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
     if (!creator) return { gap: `needs a ${resource} id, and the spec names no way to create a ${resource} (tools/list offers no ${name})` };
     const variable = `${resource}Id`;
     captured.set(resource, variable);
-    setup.push({ tool: name, arguments: argumentsFor(creator, seed, () => undefined), capture: { [variable]: { find: resource } } as unknown as Record<string, string> });
+    setup.push({ tool: name, arguments: argumentsFor(creator, seed, () => undefined), capture: { [variable]: { find: resource } } });
     return variable;
   };
   const recipeFor = (tool: ListedTool): CallRecipe | { gap: string } => {
-    const needs: string[] = [];
     const problems: string[] = [];
     const args = argumentsFor(tool, seed, (property) => {
       const required = Array.isArray(tool.inputSchema?.required) && tool.inputSchema!.required.includes(property);
@@ -156,7 +148,6 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
         problems.push(v.gap);
         return undefined;
       }
-      needs.push(v);
       return `{{${v}}}`;
     });
     if (problems.length > 0) return { gap: `${tool.name} ${problems.join('; ')}` };
@@ -179,11 +170,10 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
     // The block's own name, so a check can look for it in lists: the first free-text required string.
     const props: Record<string, Schema> = create.inputSchema?.properties ?? {};
     const nameArg = (create.inputSchema?.required as string[] | undefined ?? []).find((k) => props[k]?.type === 'string' && !props[k]?.enum && !props[k]?.format && !props[k]?.pattern && !('const' in props[k]!));
-    const args = argumentsFor(create, seed, () => undefined);
-    if (nameArg) args[nameArg] = '{{title}}';
-    calls.createBlock = { tool: 'blocks.create', arguments: args, capture: { blockId: { find: 'block' } } as unknown as Record<string, string> };
-    if (!captured.has('block')) setup.unshift({ tool: 'blocks.create', arguments: argumentsFor(create, seed, () => undefined), capture: { blockId: { find: 'block' } } as unknown as Record<string, string> });
-    captured.set('block', 'blockId');
+    const plain = argumentsFor(create, seed, () => undefined);
+    calls.createBlock = { tool: 'blocks.create', arguments: nameArg ? { ...plain, [nameArg]: '{{title}}' } : plain, capture: { blockId: { find: 'block' } } };
+    // The checks' setup captures a block id first, unless a streaming recipe's setup already creates one.
+    if (!captured.has('block')) setup.unshift({ tool: 'blocks.create', arguments: plain, capture: { blockId: { find: 'block' } } });
   } else gaps.createBlock = 'the target\'s tools/list does not offer blocks.create';
   const list = byName.get('blocks.list');
   if (list) calls.listBlocks = { tool: 'blocks.list', arguments: {} };
@@ -195,7 +185,6 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
     const args = argumentsFor(publisher, seed, (p) => (p === idArg ? '{{blockId}}' : undefined));
     calls.publishBlock = { tool: publisher.name, arguments: { ...args, [idArg]: '{{blockId}}', published: true } };
   } else gaps.publishBlock = 'the spec names no way to publish a block (only blocks.list\'s `published` filter), and tools/list offers no tool taking `published` and a block id';
-  // Setup order: creators in the order first needed; blocks first (the spec names blocks.create).
   return { ...base, setup, streaming, calls, gaps };
 }
 
