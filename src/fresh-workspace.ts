@@ -1,6 +1,6 @@
 import { bootstrapPermit, budgetSpentReason } from './budget/broker-client.js';
 import type { TargetInfo } from './target-info.js';
-import { WireClient } from './wire/client.js';
+import { tryBootstrapKey } from './targets/bootstrap-keys.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
 
@@ -15,17 +15,11 @@ export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], 
   const permit = await bootstrapPermit(target, purpose, 1);
   if (permit.granted < 1) return { exchanges: [], note: budgetSpentReason(purpose, permit.budget) };
   const log: Exchange[] = [];
-  const wire = new WireClient(log, () => secrets, target.timeoutMs);
-  try {
-    const res = await wire.request(`${target.baseUrl}/api/agent/bootstrap`, {
-      method: 'POST',
-      json: { humanEmail: `conformance+${purpose.replace(/[^a-z0-9-]/gi, '')}${target.seed}x${Date.now().toString(36)}@example.com`, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${purpose}`, canvasName: 'conformance canvas' },
-    });
-    const key = res.json?.apiKey;
-    if (typeof key !== 'string' || key.length < 8) return { exchanges: log, note: `bootstrap answered ${res.status} without an apiKey` };
-    secrets.push(key);
-    return { key, exchanges: log.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange), note: `a workspace bootstrapped for ${purpose}` };
-  } catch (err) {
-    return { exchanges: log, note: `bootstrap failed: ${(err as Error).message}` };
-  }
+  const outcome = await tryBootstrapKey(target.baseUrl, purpose, target.timeoutMs, log);
+  if ('refused' in outcome) return { exchanges: log, note: outcome.refused };
+  // Too short to redact reliably (redact() skips secrets under 8 characters): not used as a key.
+  if (outcome.apiKey.length < 8) return { exchanges: [], note: 'bootstrap answered with an apiKey too short to be a key' };
+  secrets.push(outcome.apiKey);
+  // The key became known only in its reply: the recorded exchange is redacted after the fact.
+  return { key: outcome.apiKey, exchanges: log.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange), note: `a workspace bootstrapped for ${purpose}` };
 }

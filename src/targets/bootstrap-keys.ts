@@ -1,5 +1,6 @@
 import { NotTestable } from '../verdict.js';
 import { WireClient } from '../wire/client.js';
+import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
 
 let counter = 0;
@@ -8,15 +9,16 @@ export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: 
 
 /**
  * Asks the bootstrap endpoint (no auth) for a fresh workspace key, with a bounded, unique test address.
- * Counted in the run's ledger; a 429 is waited out as the endpoint asks. Never throws: a refusal says why.
+ * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks. Never
+ * throws: a refusal says why.
  */
-export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number): Promise<BootstrapOutcome> {
+export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = []): Promise<BootstrapOutcome> {
   counter += 1;
   const humanEmail = `conformance+${Date.now().toString(36)}${counter}@example.com`;
   const url = `${baseUrl}/api/agent/bootstrap`;
   let res;
   try {
-    res = await new WireClient([], () => [], timeoutMs).request(url, {
+    res = await new WireClient(log, () => [], timeoutMs).request(url, {
       method: 'POST',
       json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
     });
