@@ -84,7 +84,7 @@ export function selectRequirements(only: string[], profileKind: 'service' | 'gen
     (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)));
 }
 
-async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget & { bootstrapsUsed?: number }> {
+async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget> {
   switch (options.target) {
     case 'embedded':
       return prepareEmbedded(base, options.mutant);
@@ -99,7 +99,7 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
     case 'stdio': {
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
       const { prepareStdio } = await import('./targets/stdio.js');
-      const http: PreparedTarget & { bootstrapsUsed?: number } = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
+      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
       return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: http.bootstrapsUsed ?? 0 };
     }
     default:

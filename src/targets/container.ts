@@ -102,7 +102,7 @@ export async function startReferenceContainer(config: ConfigOverrides, log: (m: 
  * endpoint; a third key is revoked with the admin command inside the container. Mail stays in the
  * container's outbox, so the claim-mail check is not testable here.
  */
-export async function prepareContainer(base: TargetBase): Promise<PreparedTarget & { bootstrapsUsed: number }> {
+export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
   const log = (m: string) => console.error(`container: ${m}`);
   const { baseUrl, container: started, close } = await startReferenceContainer(CONFORMANCE_CONFIG, log);
 

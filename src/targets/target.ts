@@ -4,6 +4,8 @@ import type { TargetInfo } from '../target-info.js';
 export interface PreparedTarget {
   info: TargetInfo;
   close(): Promise<void>;
+  /** Bootstrap requests the preparation sent (its keys), paid from the run's bootstrap budget. */
+  bootstrapsUsed?: number;
 }
 
 /** The target could not be reached or prepared: the CLI exits 2 with this message. */

@@ -5,11 +5,6 @@ import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 
-/** What a url target's preparation spent of the run's bootstrap budget. */
-export interface UrlPrepared extends PreparedTarget {
-  bootstrapsUsed: number;
-}
-
 /**
  * Any deployment. Needs nothing but the base URL: the keys not given (`--api-key`, `--other-key`) come from
  * the bootstrap endpoint, within `bootstrapBudget` requests. A bootstrap that is refused (401 behind a
@@ -17,7 +12,7 @@ export interface UrlPrepared extends PreparedTarget {
  * bootstrap rows judge the refusal, and rows that need a missing key are not testable with the reason.
  * With `mcpUrl` (the generic profile), the endpoint is used as is and bootstrap is not attempted.
  */
-export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<UrlPrepared> {
+export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
   try {
     addSpent({ requests: 1 });
