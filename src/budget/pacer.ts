@@ -63,17 +63,21 @@ class Pacer {
     }
   }
 
-  /** Learns from a reply; for a 429 returns the wait before a retry, or a reason to give up. */
-  async after(bucket: string, status: number, headers: Record<string, string>): Promise<{ retryInMs?: number; giveUp?: string }> {
+  /**
+   * Learns from a reply: the bucket is held until it is expected to refill (`before` waits it out). For a
+   * 429, a reason to give up instead of sending again, if there is one.
+   */
+  async after(bucket: string, status: number, headers: Record<string, string>): Promise<{ giveUp?: string }> {
     const hold = holdBackMs(status, headers);
-    if (hold !== undefined && hold > 0) this.readyAt.set(bucket, Math.max(this.readyAt.get(bucket) ?? 0, Date.now() + Math.min(hold, MAX_SINGLE_WAIT_MS)));
-    if (status !== 429) return {};
-    const wait = Math.max(hold ?? DEFAULT_WAIT_MS, 50);
+    // A 429 always waits a little: Retry-After 0 from a bucket that is still empty would spin.
+    const wait = status === 429 ? Math.max(hold ?? DEFAULT_WAIT_MS, 50) : hold;
+    if (wait !== undefined && wait > 0) this.readyAt.set(bucket, Math.max(this.readyAt.get(bucket) ?? 0, Date.now() + Math.min(wait, MAX_SINGLE_WAIT_MS)));
+    if (status !== 429 || wait === undefined) return {};
     if (wait > MAX_SINGLE_WAIT_MS) return { giveUp: `the deployment asked to wait ${Math.round(wait / 1000)} s (more than the ${MAX_SINGLE_WAIT_MS / 1000} s the harness waits for one request)` };
     const reserved = this.target ? await reserveWait(this.target, wait) : { granted: true };
     if (!reserved.granted) return { giveUp: `the run's wait budget for 429s (${Math.round((reserved.budgetMs ?? 0) / 1000)} s, --wait-budget) is spent` };
     addSpent({ rateLimited: 1 });
-    return { retryInMs: wait };
+    return {};
   }
 }
 

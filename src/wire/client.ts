@@ -74,11 +74,11 @@ export class WireClient {
         if (attempt === 0 && isStaleConnection(err) && !req.signal?.aborted) continue;
         throw err;
       }
-      const { retryInMs, giveUp } = await pacer.after(bucket, res.status, res.headers);
+      const { giveUp } = await pacer.after(bucket, res.status, res.headers);
       if (res.status !== 429) return res;
       if (giveUp) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 and ${giveUp}`);
       if (attempt >= MAX_RETRIES) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 ${attempt + 1} times in a row despite waiting as told`);
-      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+      // Sent again once pacer.before has waited out the bucket the 429 held.
     }
   }
 
