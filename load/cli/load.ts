@@ -4,6 +4,7 @@
  * (and a baseline), and writes load.json, load.md, load.html and load-junit.xml.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 import { parseCommandLine, usageError } from '../../src/cli/command-line.js';
 import { TargetError } from '../../src/targets/target.js';
@@ -11,8 +12,11 @@ import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type ScenarioRun } from '../autocannon/runner.js';
 import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
 import { BaselineError, compareWithBaseline, readBaseline } from '../report/baseline.js';
-import { assembleLoadReport, writeLoadReports } from '../report/load-report.js';
-import { errorKindsText, fmt, pct, type LoadReport, type ScenarioResult } from '../report/load-results.js';
+import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
+import { errorKindsText, type LoadReport, type ScenarioResult } from '../report/load-results.js';
+import { fmt, pct } from '../../src/report-kit/numbers.js';
+import { scrubText } from '../../src/report-kit/scrub.js';
+import { rewriteHtmlWithLoad } from '../../src/reports/index.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, evaluateThresholds, parseThreshold, thresholdProblem, type Threshold,
 } from '../report/thresholds.js';
@@ -188,8 +192,11 @@ process.on('SIGINT', () => {
 });
 
 const startedAt = new Date();
+// Console lines and reports pass one scrubber: a --base-url may carry credentials, a reply may echo the key.
+let secrets = loadSecrets({ apiKey, baseUrl });
 try {
-  target = await prepareLoadTarget({ kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant: values.mutant });
+  target = await prepareLoadTarget({ kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant: values.mutant, log: (line) => console.error(scrubText(line, secrets)) });
+  secrets = loadSecrets({ apiKey: target.apiKey, baseUrl, admin: target.admin });
   const targetInfo = { kind: target.kind, baseUrl: target.baseUrl, description: target.description };
   await preflight(target);
   const rateText = rate === undefined ? 'closed loop' : `${rate} req/s overall`;
@@ -233,18 +240,28 @@ try {
     thresholds: evaluated,
     ...(comparison && { baseline: comparison }),
   });
-  const files = writeLoadReports(report, reportDir);
+  const written = writeLoadReports(report, reportDir, secrets);
+  const files = written.files;
+  // A conformance run's report.html in the same directory gets the load plots (through its own door).
+  try {
+    const html = rewriteHtmlWithLoad(reportDir, secrets);
+    if (html) files.push(resolve(html));
+  } catch (err) {
+    console.error(scrubText(`load: report.html not updated (${(err as Error).message})`, secrets));
+  }
 
-  for (const s of results) printScenario(s, report);
-  console.log(`thresholds: ${evaluated.filter((t) => t.ok).length} of ${evaluated.length} hold`);
-  for (const t of evaluated.filter((x) => !x.ok)) console.log(`  FAIL ${t.scenario}: ${t.expression}, actual ${t.actual === null ? 'not measured' : fmt(t.actual, 4)}${t.note ? ` (${t.note})` : ''}`);
-  console.log(report.verdict);
+  // Printed from the scrubbed copy, like the reports.
+  const clean = written.report;
+  for (const s of clean.scenarios) printScenario(s, clean);
+  console.log(`thresholds: ${clean.thresholds.filter((t) => t.ok).length} of ${clean.thresholds.length} hold`);
+  for (const t of clean.thresholds.filter((x) => !x.ok)) console.log(`  FAIL ${t.scenario}: ${t.expression}, actual ${t.actual === null ? 'not measured' : fmt(t.actual, 4)}${t.note ? ` (${t.note})` : ''}`);
+  console.log(clean.verdict);
   console.log(`reports:\n${files.map((f) => `  ${f}`).join('\n')}`);
   process.exit(report.exitCode);
 } catch (err) {
   await target?.close().catch(() => undefined);
   if (err instanceof TargetError || err instanceof UnsafeTargetError) {
-    console.error(`error: ${err.message}`);
+    console.error(scrubText(`error: ${err.message}`, secrets));
     process.exit(2);
   }
   throw err;

@@ -13,7 +13,7 @@ import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetK
 import { KeyRing } from '../probe/keys.js';
 import { ProbeUnreachableError, runProbe } from '../probe/probe.js';
 import { writeProbeReports } from '../probe/probe-report.js';
-import { scrubKeys } from '../../src/reports/junit.js';
+import { scrubText, Secrets } from '../../src/report-kit/scrub.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
 export const PROBE_REFERENCE: ConfigOverrides = { plans: { probe: { ratePerSecond: 50, burst: 20, maxBlocks: 10 } }, bootstrapPlan: 'probe' };
@@ -135,10 +135,15 @@ if (kind !== 'url') {
 }
 
 let ring: KeyRing | undefined;
-const redact = (text: string) => scrubKeys(ring ? ring.redact(text) : text);
+let target: LoadTarget | undefined;
+/** Every key the probe holds so far (the ring learns keys as it goes) and its URL's credentials. */
+const secrets = () => Secrets.from({
+  values: [apiKey, siblingKeyOption, otherKeyOption, target?.apiKey, target?.admin?.token, ...(ring?.keys ?? [])],
+  urls: [values['base-url'], target?.admin?.url],
+});
+const redact = (text: string) => scrubText(text, secrets());
 const log = (line: string) => console.error(redact(line));
 
-let target: LoadTarget | undefined;
 let exitCode = 2;
 try {
   target = await prepareLoadTarget({
@@ -159,13 +164,14 @@ try {
     log,
   });
   const dir = resolve(values['report-dir'] ?? 'reports/probe');
-  const files = writeProbeReports(result, dir, ring.redact.bind(ring));
+  // Printed from the scrubbed copy the reports were written from.
+  const { files, result: clean } = writeProbeReports(result, dir, secrets());
   const out = [
-    ...result.findings,
+    ...clean.findings,
     '',
-    ...result.verdicts.map((v) => `${v.status === 'fail' ? 'FAIL' : v.status.padEnd(4)}  ${v.id}: ${v.message}`),
+    ...clean.verdicts.map((v) => `${v.status === 'fail' ? 'FAIL' : v.status.padEnd(4)}  ${v.id}: ${v.message}`),
     '',
-    `${result.exitCode ? 'FAIL' : 'PASS'}: ${result.requests} requests in ${result.durationS} s`,
+    `${clean.exitCode ? 'FAIL' : 'PASS'}: ${clean.requests} requests in ${clean.durationS} s`,
     `reports:\n${files.map((f) => `  ${join(f)}`).join('\n')}`,
   ];
   console.log(redact(out.join('\n')));

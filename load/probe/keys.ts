@@ -68,6 +68,11 @@ export class KeyRing {
     return { missing: 'not testable: no key of another workspace (give --other-key or MCP_OTHER_KEY)' };
   }
 
+  /** Every key this ring handed out (the report door's secrets). */
+  get keys(): string[] {
+    return [...this.handedOut];
+  }
+
   /** `text` with every key this ring handed out blanked. */
   redact(text: string): string {
     let out = text;

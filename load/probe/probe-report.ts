@@ -1,14 +1,15 @@
 /**
  * The probe's reports: probe.json (everything measured), probe.md (for a pull request or a release
  * note), probe.html (self-contained, with the curve: offered rate vs served rate, and the 429 share) and
- * probe-junit.xml (one testcase per verdict, for CI). Every file passes through the key scrubbers last.
+ * probe-junit.xml (one testcase per verdict, for CI). `writeProbeReports` is their door: the result is
+ * scrubbed of the run's secrets before any renderer sees it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scrubKeys, xmlEscape } from '../../src/reports/junit.js';
-import { htmlEscape } from '../../src/reports/report-html.js';
-import { mdText } from '../../src/reports/summary-md.js';
-import { lineChart } from '../report/svg-chart.js';
+import { htmlEscape, xmlEscape } from '../../src/report-kit/escape.js';
+import { mdCell, mdText } from '../../src/report-kit/markdown.js';
+import { scrubDeep, scrubText, type Secrets } from '../../src/report-kit/scrub.js';
+import { lineChart } from '../../src/report-kit/svg-chart.js';
 import { fmt, type Verdict } from './analysis.js';
 import type { ProbeResult } from './probe.js';
 
@@ -19,7 +20,7 @@ const STATUS_WORD: Record<Verdict['status'], string> = { pass: 'pass', fail: 'FA
 export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : 'PASS');
 
 function cell(text: string): string {
-  return mdText(text).replace(/\|/g, '\\|');
+  return mdCell(mdText(text));
 }
 
 export function renderProbeMarkdown(r: ProbeResult): string {
@@ -119,8 +120,13 @@ ${cases.join('\n')}
 `;
 }
 
-/** Writes the four reports to `dir`; `redact` blanks any key the probe used (a second line of defence). */
-export function writeProbeReports(r: ProbeResult, dir: string, redact: (text: string) => string): string[] {
+/**
+ * The door of the probe reports: scrubs `result` of `secrets` (every key the probe held, its URL's
+ * credentials), writes the four reports from the scrubbed copy to `dir`, and returns their paths and that
+ * copy (print from it).
+ */
+export function writeProbeReports(result: ProbeResult, dir: string, secrets: Secrets): { files: string[]; result: ProbeResult } {
+  const r = scrubDeep(result, secrets);
   mkdirSync(dir, { recursive: true });
   const texts: Record<(typeof PROBE_REPORT_FILES)[number], string> = {
     'probe.json': `${JSON.stringify(r, null, 2)}\n`,
@@ -128,9 +134,10 @@ export function writeProbeReports(r: ProbeResult, dir: string, redact: (text: st
     'probe.html': renderProbeHtml(r),
     'probe-junit.xml': renderProbeJunit(r),
   };
-  return PROBE_REPORT_FILES.map((name) => {
+  const files = PROBE_REPORT_FILES.map((name) => {
     const path = join(dir, name);
-    writeFileSync(path, scrubKeys(redact(texts[name])));
+    writeFileSync(path, scrubText(texts[name], secrets));
     return path;
   });
+  return { files, result: r };
 }

@@ -4,11 +4,10 @@
  * Per scenario: the latency percentiles (and, for streaming, first event and result), throughput and
  * errors per second over the run, and errors by kind.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { htmlEscape as h } from '../../src/reports/report-html.js';
-import { barChart, lineChart } from './svg-chart.js';
-import { errorKindsSeen, fmt, pct, type LoadReport, type ScenarioResult } from './load-results.js';
+import { htmlEscape as h } from '../../src/report-kit/escape.js';
+import { fmt, pct } from '../../src/report-kit/numbers.js';
+import { barChart, lineChart } from '../../src/report-kit/svg-chart.js';
+import { errorKindsSeen, type LoadReport, type ScenarioResult } from './load-results.js';
 
 export const LOAD_HTML = 'load.html';
 
@@ -101,10 +100,4 @@ export function renderLoadHtml(load: LoadReport): string {
     + '<meta name="viewport" content="width=device-width, initial-scale=1">\n</head>\n<body>\n'
     + renderLoadSection(load)
     + '</body>\n</html>\n';
-}
-
-export function writeLoadHtml(load: LoadReport, dir: string): string {
-  const file = join(dir, LOAD_HTML);
-  writeFileSync(file, renderLoadHtml(load));
-  return file;
 }

@@ -1,9 +1,7 @@
 /** load.json: written as is, and read back (a baseline) only when it matches reports/load.schema.json. */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { scrubKeys } from '../../src/reports/junit.js';
 import type { LoadReport } from './load-results.js';
 
 export const LOAD_JSON = 'load.json';
@@ -23,12 +21,5 @@ export function loadReportProblems(value: unknown): string[] {
 }
 
 export function renderLoadJson(report: LoadReport): string {
-  // The report never holds a key; scrubbing is the second line of defence, as in every report writer.
-  return scrubKeys(`${JSON.stringify(report, null, 2)}\n`);
-}
-
-export function writeLoadJson(report: LoadReport, dir: string): string {
-  const file = join(dir, LOAD_JSON);
-  writeFileSync(file, renderLoadJson(report));
-  return file;
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

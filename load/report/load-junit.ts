@@ -3,14 +3,12 @@
  * a failure with the expected expression and the measured value. Failures count exactly the thresholds
  * that make the exit code 1.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { scrubKeys, xmlEscape } from '../../src/reports/junit.js';
-import { fmt, type LoadReport } from './load-results.js';
+import { xmlAttr as attr, xmlEscape } from '../../src/report-kit/escape.js';
+import { fmt } from '../../src/report-kit/numbers.js';
+import { scrubKeyShapes } from '../../src/report-kit/scrub.js';
+import type { LoadReport } from './load-results.js';
 
 export const LOAD_JUNIT = 'load-junit.xml';
-
-const attr = (text: string) => xmlEscape(text).replace(/\t/g, '&#9;').replace(/\n/g, '&#10;');
 
 export function renderLoadJunit(load: LoadReport): string {
   const failures = load.thresholds.filter((t) => !t.ok).length;
@@ -24,11 +22,5 @@ export function renderLoadJunit(load: LoadReport): string {
     return `${open}\n      <failure type="threshold" message="${attr(message)}">${xmlEscape(body)}</failure>\n    </testcase>`;
   });
   const suite = `  <testsuite name="load thresholds" tests="${load.thresholds.length}" failures="${failures}" errors="0" skipped="0" time="${seconds}" timestamp="${attr(load.startedAt.replace(/Z$/, ''))}">`;
-  return scrubKeys(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="npm run load" tests="${load.thresholds.length}" failures="${failures}" errors="0" time="${seconds}">\n${suite}\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`);
-}
-
-export function writeLoadJunit(load: LoadReport, dir: string): string {
-  const file = join(dir, LOAD_JUNIT);
-  writeFileSync(file, renderLoadJunit(load));
-  return file;
+  return scrubKeyShapes(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="npm run load" tests="${load.thresholds.length}" failures="${failures}" errors="0" time="${seconds}">\n${suite}\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`);
 }

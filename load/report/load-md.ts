@@ -3,14 +3,11 @@
  * table row per scenario (with the change against the baseline), the streaming timings, errors by kind,
  * then every threshold with ✅ or ❌.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { mdCode, mdText } from '../../src/reports/summary-md.js';
-import { errorKindsText, fmt, pct, type LoadReport } from './load-results.js';
+import { mdCode, mdRow as row, mdText } from '../../src/report-kit/markdown.js';
+import { fmt, pct } from '../../src/report-kit/numbers.js';
+import { errorKindsText, type LoadReport } from './load-results.js';
 
 export const LOAD_MD = 'load.md';
-
-const row = (cells: string[]) => `| ${cells.map((c) => c.replace(/\n/g, ' ').replace(/(?<!\\)\|/g, '\\|')).join(' | ')} |`;
 
 export function renderLoadMd(load: LoadReport): string {
   const out: string[] = [];
@@ -63,10 +60,4 @@ export function renderLoadMd(load: LoadReport): string {
   if (load.baseline && load.baseline.missing.length > 0) out.push('', `Not in the baseline (${mdText(load.baseline.file)}): ${load.baseline.missing.map(mdText).join(', ')}.`);
   out.push('');
   return out.join('\n');
-}
-
-export function writeLoadMd(load: LoadReport, dir: string): string {
-  const file = join(dir, LOAD_MD);
-  writeFileSync(file, renderLoadMd(load));
-  return file;
 }

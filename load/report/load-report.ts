@@ -1,14 +1,14 @@
-/** Puts a load run together (thresholds, baseline, verdict) and writes its four files. */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+/** Puts a load run together (thresholds, baseline, verdict) and writes its four files: the load reports' door. */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
 import { join, resolve } from 'node:path';
-import { writeHtml } from '../../src/reports/report-html.js';
-import type { Results } from '../../src/results.js';
-import { writeLoadHtml } from './load-html.js';
-import { writeLoadJson } from './load-json.js';
-import { writeLoadJunit } from './load-junit.js';
-import { writeLoadMd } from './load-md.js';
-import { LOAD_SCHEMA_VERSION, fmt, type BaselineComparison, type LoadReport, type LoadSettings, type ScenarioResult, type ThresholdResult } from './load-results.js';
+import { fmt } from '../../src/report-kit/numbers.js';
+import { scrubDeep, scrubText, Secrets } from '../../src/report-kit/scrub.js';
+import { LOAD_HTML, renderLoadHtml } from './load-html.js';
+import { LOAD_JSON, renderLoadJson } from './load-json.js';
+import { LOAD_JUNIT, renderLoadJunit } from './load-junit.js';
+import { LOAD_MD, renderLoadMd } from './load-md.js';
+import { LOAD_SCHEMA_VERSION, type BaselineComparison, type LoadReport, type LoadSettings, type ScenarioResult, type ThresholdResult } from './load-results.js';
 
 export function machine(): LoadReport['machine'] {
   const list = cpus();
@@ -50,21 +50,25 @@ export function assembleLoadReport(parts: {
   };
 }
 
+/** The secrets of a load run: its key and the credentials in its base URL. */
+export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; admin?: { url: string; token: string } }): Secrets {
+  return Secrets.from({ values: [parts.apiKey, parts.admin?.token], urls: [parts.baseUrl, parts.admin?.url] });
+}
+
 /**
- * Writes load.json, load.md, load.html and load-junit.xml; returns their absolute paths. When a conformance
- * run's results.json is in the same directory, its report.html is written again with the load plots in it.
+ * The door of the load reports, the only code that writes them: scrubs `report` of `secrets`, then writes
+ * load.json, load.md, load.html and load-junit.xml from the scrubbed copy. Returns their absolute paths and
+ * that copy (print from it). A conformance report.html beside them is re-rendered by the caller
+ * (src/reports/index.ts rewriteHtmlWithLoad): load/report never reaches into src/reports.
  */
-export function writeLoadReports(report: LoadReport, dir: string): string[] {
+export function writeLoadReports(report: LoadReport, dir: string, secrets: Secrets): { files: string[]; report: LoadReport } {
+  const clean = scrubDeep(report, secrets);
   mkdirSync(dir, { recursive: true });
-  const files = [writeLoadJson(report, dir), writeLoadMd(report, dir), writeLoadHtml(report, dir), writeLoadJunit(report, dir)].map((f) => resolve(f));
-  const conformance = join(dir, 'results.json');
-  if (existsSync(conformance)) {
-    try {
-      writeHtml(JSON.parse(readFileSync(conformance, 'utf8')) as Results, dir);
-      files.push(resolve(dir, 'report.html'));
-    } catch (err) {
-      console.error(`load: report.html not updated (${(err as Error).message})`);
-    }
-  }
-  return files;
+  const texts: [string, string][] = [[LOAD_JSON, renderLoadJson(clean)], [LOAD_MD, renderLoadMd(clean)], [LOAD_HTML, renderLoadHtml(clean)], [LOAD_JUNIT, renderLoadJunit(clean)]];
+  const files = texts.map(([file, text]) => {
+    const path = resolve(join(dir, file));
+    writeFileSync(path, scrubText(text, secrets));
+    return path;
+  });
+  return { files, report: clean };
 }

@@ -5,7 +5,8 @@
  * streaming one).
  */
 import type { Scenario } from '../scenarios.js';
-import { errorKindsText, pct, type BaselineComparison, type ScenarioResult, type ThresholdResult } from './load-results.js';
+import { pct } from '../../src/report-kit/numbers.js';
+import { errorKindsText, type BaselineComparison, type ScenarioResult, type ThresholdResult } from './load-results.js';
 
 export const OPS = ['<=', '>=', '==', '<', '>'] as const;
 export type Op = (typeof OPS)[number];

@@ -1,14 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { htmlEscape } from '../report-kit/escape.js';
+import { truncate } from '../report-kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
+import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
 import { describeConsumption } from './consumption.js';
-import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
+// One direction only: the conformance page embeds the load section; load/report never imports src/reports.
 import { renderLoadSection } from '../../load/report/load-html.js';
-import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
 import type { LoadReport } from '../../load/report/load-results.js';
 
 /*
@@ -26,16 +26,6 @@ const MAX_EXCHANGES = 40;
 /** SSE events shown per response. */
 const MAX_EVENTS = 200;
 
-/** Escapes text for HTML content and attribute values; control characters become visible escapes. */
-export function htmlEscape(text: string): string {
-  return scrubKeys(text)
-    .replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch]!)
-    // C0/C1 controls (other than tab, LF, CR), lone surrogates and noncharacters are shown, not emitted.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-      (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const h = htmlEscape;
 
 /** A requirement id as a safe fragment identifier. */
@@ -43,7 +33,7 @@ function anchor(prefix: string, id: string): string {
   return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
-const STATUS_LABEL: Record<string, string> = { pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested' };
+const STATUS_LABEL: Record<string, string> = { pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested', error: 'harness error' };
 
 function badge(status: string, extra = ''): string {
   return `<span class="badge s-${h(status)}">${h(STATUS_LABEL[status] ?? status)}${extra ? ` ${h(extra)}` : ''}</span>`;
@@ -135,7 +125,7 @@ function matrixRow(r: RequirementResult): string {
   const checks = r.checks.length === 0
     ? '<li class="c-untested muted">no check verifies this requirement</li>'
     : r.checks.map((c) => {
-      const detail = c.status === 'not-testable' ? c.reason ?? 'no reason given' : c.status === 'fail' ? c.message ?? '' : '';
+      const detail = c.status === 'not-testable' ? c.reason ?? 'no reason given' : c.status === 'fail' || c.status === 'error' ? c.message ?? '' : '';
       return `<li class="c-${h(c.status)}">${badge(c.status)} ${h(checkLabel(r, c))}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
     }).join('');
   const evidence = failedChecks(r).length ? ` <a href="#${anchor('req', r.id)}">evidence</a>` : '';
@@ -184,7 +174,7 @@ nav.filters input { font: inherit; margin-left: auto; padding: 3px 8px; min-widt
 nav.filters .shown { color: var(--muted); }
 h2 { margin: 22px 0 10px; font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 .badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--un); white-space: nowrap; }
-.s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-untested { background: var(--un); }
+.s-pass { background: var(--pass); } .s-fail, .s-error { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-untested { background: var(--un); }
 table { border-collapse: collapse; width: 100%; }
 table.revisions { width: auto; } table.revisions th, table.revisions td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; } table.revisions thead th { background: var(--soft); }
 table.matrix th, table.matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
@@ -256,13 +246,13 @@ export function renderHtml(results: Results, load?: LoadReport): string {
   const t = results.totals;
   const reqs = results.requirements;
   const word = statusWord(results);
-  const shownFailures = reqs.filter((r) => r.status === 'fail' || r.status === 'warn' || r.baseline === 'stale');
+  const shownFailures = reqs.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error' || r.baseline === 'stale');
   const order = (r: RequirementResult) => (failsRun(r, results.strict) ? 0 : r.status === 'fail' ? 1 : 2);
   shownFailures.sort((a, b) => order(a) - order(b));
   const meta: [string, string][] = [
     ['target', `${results.target.kind} ${results.target.baseUrl}`], ['MCP endpoint', results.target.mcpUrl],
     ['profile', results.profile], ['protocol', results.protocolRevision],
-    ['seed', String(results.seed)], ['strict', results.strict ? 'yes (failing SHOULDs fail the run)' : 'no'],
+    ['seed', String(results.seed)], ['strict', results.strict ? 'yes (failing SHOULDs and unexercised MUSTs fail the run)' : 'no'],
     ['started', results.startedAt], ['duration', `${(results.durationMs / 1000).toFixed(1)} s`],
     ['tool', `${results.tool.name} ${results.tool.version}`], ['exit code', String(results.exitCode)],
     ...(results.consumption ? [['consumed', describeConsumption(results.consumption)] as [string, string]] : []),
@@ -270,6 +260,7 @@ export function renderHtml(results: Results, load?: LoadReport): string {
   const filters: [string, string, number][] = [
     ['all', 'All', reqs.length], ['fail', 'Fail', t.fail], ['warn', 'Warn', t.warn],
     ['not-testable', 'Not testable', t.notTestable], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
+    ...(t.error ? [['error', 'Harness error', t.error] as [string, string, number]] : []),
   ];
   const html = `<!DOCTYPE html>
 <html lang="en">
@@ -282,7 +273,7 @@ export function renderHtml(results: Results, load?: LoadReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="${results.exitCode === 1 ? 'fail' : 'pass'}">
+<header class="${results.exitCode === 0 ? 'pass' : 'fail'}">
 <h1>MCP conformance: <span class="word">${h(word)}</span></h1>
 <p class="verdict-line">${h(results.verdict)}</p>
 <dl class="meta">${meta.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
@@ -314,20 +305,4 @@ ${load ? renderLoadSection(load) : ''}
 </html>
 `;
   return html;
-}
-
-/** A valid load.json in the report directory (`npm run load` writes it), so one report shows both runs. */
-function loadBeside(dir: string): LoadReport | undefined {
-  const path = join(dir, LOAD_JSON);
-  if (!existsSync(path)) return undefined;
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return loadReportProblems(value).length === 0 ? (value as LoadReport) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function writeHtml(results: Results, dir: string): void {
-  writeFileSync(join(dir, 'report.html'), renderHtml(results, loadBeside(dir)));
 }

@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { mdBlock, mdCell as cell, mdCode, mdText } from '../report-kit/markdown.js';
+import { truncate } from '../report-kit/text.js';
+import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
 import { describeConsumption } from './consumption.js';
-import { checkLabel, failedChecks, failsRun, formatValue, scrubKeys, truncate } from './junit.js';
 import { describeProperty, runsText } from './property-text.js';
 
 /*
@@ -14,44 +14,16 @@ import { describeProperty, runsText } from './property-text.js';
 
 export const SUMMARY_LIMIT = 60_000;
 
-/** Escapes Markdown and inline HTML in free text (messages, requirement sentences); keeps it on one line. */
-export function mdText(text: string): string {
-  return scrubKeys(text).replace(/\s+/g, ' ').trim()
-    .replace(/[\\`*_[\]<>|~&#@]/g, (ch) => `\\${ch}`) // emphasis, links, HTML, tables, strikethrough, entities, refs, mentions
-    .replace(/^[-+=]/, (ch) => `\\${ch}`).replace(/^(\d+)([.)])/, '$1\\$2'); // a leading list marker
-}
-
-/** An inline code span that survives backticks in the text (CommonMark: a longer fence, padded). */
-export function mdCode(text: string): string {
-  const t = scrubKeys(text).replace(/\s+/g, ' ');
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
-  return `${fence}${pad}${t}${pad}${fence}`;
-}
-
-/** A fenced code block whose fence is longer than any backtick run inside. */
-export function mdBlock(text: string, lang = ''): string {
-  const t = scrubKeys(text);
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}${lang}\n${t}\n${fence}`;
-}
-
-/** Table cells: pipes escaped, one line. Input is already Markdown. */
-function cell(md: string): string {
-  return md.replace(/\n/g, ' ').replace(/(?<!\\)\|/g, '\\|');
-}
-
 /** PASS / FAIL (with a qualifier), no emoji: the one word a reviewer looks for. */
 export function statusWord(results: Results): string {
+  if (results.exitCode === 2) return 'ERROR';
   if (results.exitCode === 1) return 'FAIL';
   const t = results.totals;
   return t.warn > 0 || t.untested > 0 || results.requirements.some((r) => r.baseline === 'expected-failure') ? 'PASS with notes' : 'PASS';
 }
 
 const STATUS_LABEL: Record<RequirementResult['status'], string> = {
-  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested',
+  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested', error: 'harness error',
 };
 
 function statusLabel(r: RequirementResult): string {
@@ -105,7 +77,7 @@ function matrixRow(r: RequirementResult): string {
 }
 
 const CELL_LABEL: Record<RevisionCell, string> = {
-  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'n/t', untested: 'untested', 'not-applicable': '—', 'not-run': 'not run',
+  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'n/t', untested: 'untested', error: 'error', 'not-applicable': '—', 'not-run': 'not run',
 };
 
 /** The revision x row matrix of the revision-dependent requirements: a header and one line per row. */
@@ -170,6 +142,17 @@ class Budget {
   }
 }
 
+/**
+ * The MUST rows that concern the target but were never exercised (every check not testable): a pass that
+ * proved nothing there must not read as a full pass, so they come right under the verdict.
+ */
+function unexercised(reqs: RequirementResult[], strict: boolean): string[] {
+  const rows = untestableMusts(reqs);
+  if (rows.length === 0) return [];
+  const ids = rows.slice(0, 20).map((r) => mdCode(r.id)).join(', ') + (rows.length > 20 ? `, and ${rows.length - 20} more` : '');
+  return [`**${rows.length} MUST requirement${rows.length === 1 ? ' was' : 's were'} not exercised** (every check not testable${strict ? '; --strict fails the run on them' : '; --strict would fail the run'}): ${ids}. The reasons are under "Not testable".`, ''];
+}
+
 /** The Markdown summary of a run, at most `limit` bytes. */
 export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   const t = results.totals;
@@ -187,6 +170,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     '',
     `**${mdText(truncate(results.verdict, 1000))}**`,
     '',
+    ...unexercised(reqs, results.strict),
     `Target ${target}, profile ${mdCode(results.profile)}, protocol ${mdCode(results.protocolRevision)}, seed ${mdCode(String(results.seed))}${results.strict ? ', strict' : ''}; ${(results.durationMs / 1000).toFixed(1)} s; ${mdText(`${results.tool.name} ${results.tool.version}, started ${results.startedAt}`)}.`,
     '',
     ...(results.consumption ? [`Consumed: ${mdText(describeConsumption(results.consumption))}.`, ''] : []),
@@ -197,6 +181,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     `| warn | ${t.warn} |`,
     `| not testable | ${t.notTestable} |`,
     `| untested | ${t.untested} |`,
+    ...(t.error ? [`| harness error | ${t.error} |`] : []),
     `| **total** | ${reqs.length} |`,
   ].join('\n'));
 
@@ -245,9 +230,5 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     b.force(`\n_Truncated to fit a pull-request comment: ${b.omitted} more item(s) left out. The complete results are in report.html, junit.xml and results.json._`);
   }
   return b.text();
-}
-
-export function writeSummary(results: Results, dir: string): void {
-  writeFileSync(join(dir, 'summary.md'), renderSummary(results));
 }
 

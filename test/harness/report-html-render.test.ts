@@ -118,7 +118,7 @@ describe('report.html renders in headless Chromium', () => {
           }],
         }],
       }],
-      totals: { pass: 0, fail: 0, warn: 1, notTestable: 0, untested: 0 },
+      totals: { pass: 0, fail: 0, warn: 1, notTestable: 0, untested: 0, error: 0 },
       verdict: 'conforms: no MUST requirement fails', exitCode: 0,
     };
     const file = join(work, 'sse.html');

@@ -3,10 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RequirementResult, Results } from '../../src/results.js';
-import { REPORT_FILES, REPORT_WRITERS } from '../../src/reports/index.js';
-import { renderJunit, scrubKeys, xmlEscape } from '../../src/reports/junit.js';
-import { htmlEscape, renderHtml } from '../../src/reports/report-html.js';
-import { mdCode, mdText, renderSummary, SUMMARY_LIMIT } from '../../src/reports/summary-md.js';
+import { htmlEscape, xmlEscape } from '../../src/report-kit/escape.js';
+import { mdCode, mdText } from '../../src/report-kit/markdown.js';
+import { scrubKeyShapes as scrubKeys } from '../../src/report-kit/scrub.js';
+import { REPORT_FILES } from '../../src/reports/index.js';
+import { renderJunit } from '../../src/reports/junit.js';
+import { renderHtml } from '../../src/reports/report-html.js';
+import { renderSummary, SUMMARY_LIMIT } from '../../src/reports/summary-md.js';
 import type { CheckRecord } from '../../src/verdict.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { runCli } from './run-cli.js';
@@ -65,7 +68,7 @@ function sample(strict = false): Results {
     req('stream-untested-rule', 'streaming', 'MUST', 'untested', []),
     req('auth-known-failure', 'auth', 'MUST', 'fail', [check({ requirementIds: ['auth-known-failure'], name: 'known', status: 'fail', message: 'still broken', expected: 1, actual: 2 })], { baseline: 'expected-failure' }),
   ];
-  const totals = { pass: 1, fail: 2, warn: 1, notTestable: 1, untested: 1 };
+  const totals = { pass: 1, fail: 2, warn: 1, notTestable: 1, untested: 1, error: 0 };
   return {
     schemaVersion: 1, tool: { name: 'mcp-canvas-harness', version: '0.1.0' },
     target: { kind: 'embedded', baseUrl: 'http://127.0.0.1:1', mcpUrl: 'http://127.0.0.1:1/api/mcp/v1' },
@@ -79,7 +82,7 @@ function sample(strict = false): Results {
 function passing(): Results {
   const r = sample();
   r.requirements = [r.requirements[0]!];
-  r.totals = { pass: 1, fail: 0, warn: 0, notTestable: 0, untested: 0 };
+  r.totals = { pass: 1, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0 };
   r.verdict = 'conforms: no MUST requirement fails';
   r.exitCode = 0;
   return r;
@@ -177,7 +180,7 @@ describe('junit.xml', () => {
 
   it('a failing MUST is a <failure type="MUST"> with expected, actual, replay and the wire log', () => {
     const root = parseXml(renderJunit(sample()));
-    const failed = testcases(root).filter((c) => kids(c, 'failure').length > 0);
+    const failed = testcases(root).filter((c) => kids(c, 'failure').some((f) => f.attrs.type === 'MUST'));
     expect(failed.map((c) => c.attrs.classname)).toEqual(['auth.auth-must-fails']);
     const f = kids(failed[0]!, 'failure')[0]!;
     expect(f.attrs.type).toBe('MUST');
@@ -194,11 +197,12 @@ describe('junit.xml', () => {
     expect(failed[0]!.attrs.name).toContain('é 😀');
   });
 
-  it('not testable and untested are skipped with the reason; a SHOULD failure is a warning in system-out', () => {
+  it('not testable is skipped with the reason, untested is a failure; a SHOULD failure is a warning in system-out', () => {
     const root = parseXml(renderJunit(sample()));
     const byClass = (cn: string) => testcases(root).filter((c) => c.attrs.classname === cn);
     expect(kids(byClass('streaming.stream-not-testable')[0]!, 'skipped')[0]!.attrs.message).toBe('not testable: the profile has no streaming recipe');
-    expect(kids(byClass('streaming.stream-untested-rule')[0]!, 'skipped')[0]!.attrs.message).toBe('no check verifies this requirement');
+    // A selected row nothing verifies fails the run, so CI shows it red.
+    expect(kids(byClass('streaming.stream-untested-rule')[0]!, 'failure')[0]!.attrs).toMatchObject({ type: 'untested', message: 'no check verifies stream-untested-rule' });
     const warn = byClass('streaming.stream-should-warns')[0]!;
     expect(kids(warn, 'failure')).toEqual([]);
     expect(kids(warn, 'system-out')[0]!.text).toMatch(/^WARNING \(SHOULD not met/);
@@ -213,7 +217,10 @@ describe('junit.xml', () => {
     const warn = testcases(root).find((c) => c.attrs.classname === 'streaming.stream-should-warns')!;
     expect(kids(warn, 'failure')[0]!.attrs.type).toBe('SHOULD');
     expectConsistentCounts(root);
-    expect(int(root, 'failures')).toBe(2);
+    // The MUST, the untested row, the SHOULD, and the MUST whose only check was not testable (strict).
+    expect(int(root, 'failures')).toBe(4);
+    const unexercised = testcases(root).find((c) => c.attrs.classname === 'streaming.stream-not-testable' && c.attrs.name === 'exercised')!;
+    expect(kids(unexercised, 'failure')[0]!.attrs.type).toBe('not-exercised');
   });
 
   it('a stale baseline entry is a failure; a clean run has none', () => {
@@ -232,8 +239,9 @@ describe('summary.md', () => {
   it('leads with the status word and totals, then failing, warnings, not testable, and the collapsed matrix', () => {
     const md = renderSummary(sample());
     expect(md.startsWith('## MCP conformance: FAIL\n')).toBe(true);
+    // The untested row fails the run: it is listed under Failing as well as under Untested.
     expect(md).toMatch(/\| fail \| 2 \|\n\| warn \| 1 \|\n\| not testable \| 1 \|\n\| untested \| 1 \|\n\| \*\*total\*\* \| 6 \|/);
-    const order = ['### Failing (1)', '`auth-must-fails` (MUST)', '### Warnings (1)', '### Known failures (baseline, 1)', '### Not testable (1)', '### Untested (1)', '<details>', '</details>'];
+    const order = ['### Failing (2)', '`auth-must-fails` (MUST)', '### Warnings (1)', '### Known failures (baseline, 1)', '### Not testable (1)', '### Untested (1)', '<details>', '</details>'];
     const at = order.map((s) => md.indexOf(s));
     expect(at.every((i) => i >= 0), JSON.stringify(at)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -264,7 +272,7 @@ describe('summary.md', () => {
     big.requirements = Array.from({ length: 400 }, (_, i) => req(`bulk-rule-${i}`, 'bulk', 'MUST', i % 2 ? 'fail' : 'pass', [check({
       requirementIds: [`bulk-rule-${i}`], status: i % 2 ? 'fail' : 'pass', message: long, expected: long, actual: long, replay: `npm run conformance -- --only bulk-rule-${i}`,
     })]));
-    big.totals = { pass: 200, fail: 200, warn: 0, notTestable: 0, untested: 0 };
+    big.totals = { pass: 200, fail: 200, warn: 0, notTestable: 0, untested: 0, error: 0 };
     const md = renderSummary(big);
     expect(Buffer.byteLength(md, 'utf8')).toBeLessThanOrEqual(SUMMARY_LIMIT);
     expect(md).toMatch(/_Truncated to fit a pull-request comment: \d+ more item\(s\) left out\./);
@@ -381,6 +389,6 @@ describe.concurrent('reports of real runs', () => {
     // The keys were on the wire, and were redacted there.
     expect(texts['results.json']).toMatch(/Bearer \[REDACTED \d+ chars\]/);
     for (const [f, text] of Object.entries(texts)) expect(text, f).not.toMatch(KEY_RE);
-    expect(REPORT_WRITERS.length).toBe(REPORT_FILES.length - 1);
+    expect(REPORT_FILES).toEqual(['results.json', 'junit.xml', 'summary.md', 'report.html']);
   }, 180_000);
 });

@@ -2,6 +2,7 @@
  * Small inline SVG charts for the self-contained HTML reports (no script, no external file): a line chart
  * for curves over time or rate, a bar chart for counts. Axes start at zero so shapes are not exaggerated.
  */
+import { xmlEscape } from './escape.js';
 
 export interface Series {
   name: string;
@@ -30,9 +31,8 @@ export interface BarChartOptions {
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const MARGIN = { top: 28, right: 16, bottom: 40, left: 56 };
 
-function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+// SVG is XML: one escaping for every report (titles and labels carry scenario names from the run).
+const esc = xmlEscape;
 
 /** A "nice" axis maximum and step (1, 2 or 5 times a power of ten) covering `max` in about 5 ticks. */
 export function niceScale(max: number): { max: number; step: number } {

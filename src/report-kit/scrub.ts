@@ -1,0 +1,183 @@
+/**
+ * The one scrubber. Every report (conformance, load, probe) and every console line printed from a run's
+ * results passes through `scrubDeep`/`scrubText` with the run's `Secrets` before any writer sees it; the
+ * wire client uses `redact`/`redactHeaders` (the same literal and key-shape rules) as it records.
+ *
+ * What is a secret: every key, token and session id the run holds; every header value given to the run
+ * (but for protocol vocabulary such as Accept); the userinfo of every URL given to it and the values of its
+ * credential-looking query parameters. Whatever the list misses, text shaped like a service key
+ * (`<prefix>_live_<16+ chars>`), a Bearer credential, URL userinfo or a credential query value is
+ * scrubbed too: hostile servers echo altered copies, and checks send altered keys on purpose.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+/**
+ * Literal secrets shorter than this are not scrubbed as literals: they cannot be told apart from ordinary
+ * text (a header value `1` would blank every digit 1 in the reports). Their URL and header forms still are.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Anything shaped like a service key (`<prefix>_live_<16+ characters>`), known or not: altered keys leak too. */
+export function scrubKeyShapes(text: string): string {
+  return text.replace(/(?<=_live_)[A-Za-z0-9]{16,}/g, REDACTED); // a lookbehind: linear on long text
+}
+
+/** `text` with every literal (longest first, so a key goes before its own secret part) replaced. */
+function replaceLiterals(text: string, literals: readonly string[]): string {
+  let out = text;
+  for (const s of literals) if (s.length >= MIN_SECRET_LENGTH && out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+/** Replaces every given secret in a string, then anything key-shaped (the wire client's rule as it records). */
+export function redact(text: string, secrets: readonly string[]): string {
+  return scrubKeyShapes(replaceLiterals(text, [...secrets].sort((a, b) => b.length - a.length)));
+}
+
+/**
+ * Authorization credentials are never recorded, whatever they are: checks send altered copies of real keys
+ * (case-swapped, truncated), which a list of known secrets would miss. The scheme and length stay as evidence.
+ */
+export function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (k === 'authorization') {
+      const m = /^(\s*\S+)(\s+)(.+)$/.exec(v);
+      out[k] = m ? `${m[1]}${m[2]}[REDACTED ${m[3]!.length} chars]` : v.length > 12 ? `[REDACTED ${v.length} chars]` : v;
+    } else {
+      out[k] = redact(v, secrets);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Patterns for secrets nobody listed
+
+/** `scheme://user:password@` → `scheme://[REDACTED]@`. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+
+/** Query parameter names that carry credentials: key, api_key, apikey, token, access_token, secret, password, sig, signature... */
+const CREDENTIAL_NAME = /^(?:[a-z0-9._-]*[_-])?(?:api[_-]?key|apikey|key|token|secret|password|passwd|pwd|sig|signature|credentials?|auth)$/i;
+const CREDENTIAL_QUERY = /([?&;](?:[a-z0-9._-]*[_-])?(?:api[_-]?key|apikey|key|token|secret|password|passwd|pwd|sig|signature|credentials?|auth)=)(?!\[REDACTED)[^&#\s"'<>\\]+/gi;
+
+/**
+ * `Bearer <credential>` in free text (an error message, a WWW-Authenticate echo). Only token-shaped values
+ * (12+ characters with a digit): prose such as "a Bearer token" or "Bearer <API_KEY>" stays readable, and
+ * the wire log's own `Bearer [REDACTED n chars]` is left as it is.
+ */
+const BEARER = /\b(Bearer\s+)(?!\[REDACTED)([A-Za-z0-9\-._~+/]+=*)/gi;
+
+/** The secret-free patterns alone (URL userinfo, credential query values, Bearer credentials, key shapes). */
+export function scrubPatterns(text: string): string {
+  return scrubKeyShapes(text
+    .replace(USERINFO, `$1${REDACTED}@`)
+    .replace(CREDENTIAL_QUERY, `$1${REDACTED}`)
+    .replace(BEARER, (whole, scheme: string, token: string) => (token.length >= 12 && /\d/.test(token) ? `${scheme}${REDACTED}` : whole)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The run's secrets
+
+/** Header values that are protocol vocabulary, never credentials: scrubbing `2025-06-18` would blank every revision name. */
+const PUBLIC_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'content-type', 'content-length', 'user-agent', 'mcp-protocol-version', 'cache-control', 'connection']);
+
+export interface SecretSources {
+  /** Keys, tokens, session ids: each is a secret (and a key's part after `_live_` on its own). */
+  values?: Iterable<string | undefined | null>;
+  /** Header values given to the run (`--header`, a target's headers). */
+  headers?: Record<string, string | undefined>;
+  /** URLs given to the run: their userinfo and credential-looking query values are secrets. */
+  urls?: Iterable<string | undefined | null>;
+}
+
+/** The spellings a secret has in reports: as is, JSON-escaped, percent-encoded; a key's secret part. */
+function spellings(value: string): string[] {
+  const out = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
+  const live = /_live_(.+)$/.exec(value);
+  if (live) out.push(live[1]!);
+  return out;
+}
+
+/** A run's secrets, built once per run; `scrub` is the one text scrubber of every report. */
+export class Secrets {
+  /** Longest first, so a key is replaced whole before its own secret part could be. */
+  readonly literals: readonly string[];
+
+  constructor(private readonly values: readonly string[] = []) {
+    const set = new Set<string>();
+    for (const v of values) for (const s of spellings(v)) if (s.length >= MIN_SECRET_LENGTH) set.add(s);
+    this.literals = [...set].sort((a, b) => b.length - a.length);
+  }
+
+  static from(sources: SecretSources): Secrets {
+    const values: string[] = [];
+    for (const v of sources.values ?? []) if (v) values.push(v);
+    for (const [name, value] of Object.entries(sources.headers ?? {})) {
+      if (!value || PUBLIC_HEADERS.has(name.toLowerCase())) continue;
+      values.push(value);
+      // `Scheme credentials`: the credentials alone; Basic carries base64 `user:password`.
+      const m = /^(\S+)\s+(\S.*)$/.exec(value.trim());
+      if (m) {
+        values.push(m[2]!);
+        if (/^basic$/i.test(m[1]!)) values.push(...userPassword(Buffer.from(m[2]!, 'base64').toString('utf8')));
+      }
+    }
+    for (const u of sources.urls ?? []) if (u) values.push(...urlSecrets(u));
+    return new Secrets(values);
+  }
+
+  /** These secrets and more (the probe learns keys as it goes). */
+  with(sources: SecretSources): Secrets {
+    return new Secrets([...this.values, ...Secrets.from(sources).values]);
+  }
+
+  scrub(text: string): string {
+    return scrubPatterns(replaceLiterals(text, this.literals));
+  }
+}
+
+function userPassword(text: string): string[] {
+  const i = text.indexOf(':');
+  return i < 0 ? [text] : [text, text.slice(i + 1)];
+}
+
+/** The credentials inside a URL: its userinfo (user, password, both) and credential-looking query values. */
+export function urlSecrets(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const user = decodeURIComponent(u.username);
+  const password = decodeURIComponent(u.password);
+  if (user || password) out.push(`${user}:${password}`, `${u.username}:${u.password}`, ...(password ? [password, u.password] : []), ...(user ? [user] : []));
+  for (const [name, value] of u.searchParams) if (value && CREDENTIAL_NAME.test(name)) out.push(value);
+  return out;
+}
+
+/** `text` scrubbed with the run's secrets (or the patterns alone). */
+export function scrubText(text: string, secrets?: Secrets): string {
+  return secrets ? secrets.scrub(text) : scrubPatterns(text);
+}
+
+/**
+ * A copy of any JSON-able value with every string scrubbed, object keys included (a header name or a
+ * map keyed by URL can hold a secret as well as a value can). Numbers, booleans, null pass as they are.
+ */
+export function scrubDeep<T>(value: T, secrets?: Secrets): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrubText(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[scrubText(k, secrets)] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
