@@ -6,6 +6,7 @@ import { fill } from '../src/profile.js';
 import { LOGGED_BODY_LIMIT } from '../src/wire/client.js';
 import type { Exchange, SseEvent } from '../src/wire/exchange.js';
 import { redact, redactHeaders } from '../src/wire/redact.js';
+import { noRedirectFetch } from '../src/wire/redirect.js';
 
 /**
  * The official SDK client (`@modelcontextprotocol/client`) against the target, configured as the description's
@@ -25,6 +26,7 @@ function recordingFetch(c: CheckContext) {
   const secrets = [c.target.apiKey, c.target.otherKey, c.target.revokedKey].filter((k): k is string => !!k);
   const reading = new Set<Promise<void>>();
   const stops = new Set<() => void>();
+  const refusing = noRedirectFetch(fetch, () => secrets);
   const recorded = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const started = performance.now();
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
@@ -36,7 +38,8 @@ function recordingFetch(c: CheckContext) {
     c.http.log.push(record);
     let res: Response;
     try {
-      res = await fetch(input, init);
+      // The SDK transport would follow a redirect with every header, the key included: never followed here.
+      res = await refusing(input, init);
     } catch (err) {
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
       throw err;

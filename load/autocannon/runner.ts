@@ -136,6 +136,8 @@ export function runScenario(target: { mcpUrl: string; apiKey: string }, scenario
   };
 
   const connections = Math.max(1, Math.min(settings.connections, settings.maxRequests));
+  // autocannon never follows a redirect (lib/httpClient.js writes to its one host and has no Location
+  // handling): a 3xx is a reply like any other, failed by the reply check as not 2xx.
   const options = {
     url: target.mcpUrl,
     method: 'POST' as const,

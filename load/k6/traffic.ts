@@ -75,6 +75,9 @@ export function buildOptions(inputs: Inputs): Options {
   return {
     scenarios,
     thresholds,
+    // k6 follows up to 10 redirects by default, resending the body and the key to wherever a Location points
+    // (https://k6.io/docs/using-k6/options/ "Max Redirects"): none is followed; a 3xx fails the reply check.
+    maxRedirects: 0,
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'count'],
   };
 }

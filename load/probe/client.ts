@@ -7,6 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { refuseRedirect } from '../../src/wire/redirect.js';
 import { MCP_PATH, requestHeaders, scenarioByName } from '../scenarios.js';
 
 /** The rate-limit header fields the probe records (lower case), and nothing else of a reply's headers. */
@@ -25,7 +26,7 @@ export interface ProbeReply {
   headers: Partial<Record<(typeof RATE_LIMIT_FIELDS)[number], string>>;
   /** JSON-RPC `error.code` of a 429's body, when it has one. */
   rpcCode?: number;
-  /** Why there was no reply (status 0). */
+  /** Why there was no reply (status 0), or why the reply was refused (a redirect: never followed). */
   error?: string;
 }
 
@@ -115,7 +116,12 @@ export class ProbeClient {
       } else {
         await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
       }
-      const reply: ProbeReply = { status: res.statusCode, sentAt, receivedAt: this.now(), headers, ...(rpcCode !== undefined && { rpcCode }) };
+      // undici's pool never follows a redirect; one met is named (it is no answer of the endpoint: not 2xx, not 429).
+      const location = res.headers.location;
+      const refusal = refuseRedirect('POST', `${new URL(this.options.baseUrl).origin}${this.path}`, res.statusCode, Array.isArray(location) ? location[0] : location);
+      const reply: ProbeReply = {
+        status: res.statusCode, sentAt, receivedAt: this.now(), headers, ...(rpcCode !== undefined && { rpcCode }), ...(refusal && { error: refusal.message }),
+      };
       this.options.onReply?.(reply);
       return reply;
     } catch (err) {
