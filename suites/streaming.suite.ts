@@ -31,14 +31,27 @@ function streamDeadline(target: TargetInfo): number {
   return target.kind === 'embedded' ? Math.min(target.timeoutMs, 5000) : target.timeoutMs;
 }
 /**
- * Buffering criterion (stream-not-buffered). A stream's window is the time between its response headers
- * and the final result. A stream is "bunched" when its first progress event arrives less than
- * BUNCHED_FRACTION of that window before the final result: a server (or proxy) that holds the stream and
- * flushes it at the end delivers every event within the same millisecond or two, whereas the reference
- * paces its events 40 ms apart (first progress about 3/4 of the window before the result). Windows shorter
- * than MIN_WINDOW_MS say nothing (an instant tool legitimately sends everything at once). One bunched
- * stream may be a harness-side stall (a busy worker reads several events at once), so a tool fails only
- * when both of its token streams and one more stream, sent alone later, are all bunched.
+ * Buffering criterion (stream-not-buffered). "A client such as curl must disable output buffering to see
+ * progress as it arrives." (service.md §Events 5) and "Events are timestamped on arrival so that a server
+ * that buffers the whole stream and flushes at the end is caught." (DESIGN.md, Streaming checks)
+ *
+ * Every time is milliseconds since the request was sent (the wire client starts its clock just before
+ * undici sends), never since the response headers: a server or proxy that holds its headers too sends them
+ * with the events at the end, and a window opened by the headers would then be empty. A stream's work
+ * window runs from its start to the final result; its start is the earlier of its response headers and
+ * the time a plain JSON reply took (a tools/list sent at the same moment, over the same network and load;
+ * the moment of sending when there is none), so that connection set-up, network latency and queueing are
+ * not counted as streaming work, and late headers cannot shorten the window.
+ * A stream is "bunched" when its first progress event arrives in the last BUNCHED_FRACTION of the window,
+ * i.e. together with the result: a buffered stream delivers everything within a millisecond or two, while
+ * the reference paces its steps (4 x 40 ms in conformance runs, 4 x 75 ms by default; the first progress
+ * comes about 3/4 of the window before the result, at any step length). A window shorter than
+ * MIN_WINDOW_MS cannot tell pacing from buffering (a fast deployment, short steps or none), nor can a
+ * stream whose single progress notification comes with the result (a one-step tool): not testable, with
+ * the numbers. One bunched stream may be a harness-side stall (a busy worker reads several events at
+ * once), so a tool fails only when both of its token streams and one more stream, sent alone later, are
+ * all bunched. A token stream without progress or without a final result has nothing to time: that is the
+ * service's doing, and fails.
  */
 const BUNCHED_FRACTION = 0.1;
 const MIN_WINDOW_MS = 40;
@@ -48,8 +61,10 @@ interface Stream {
   variant: Variant;
   id: string | number;
   token?: string | number;
-  /** performance.now() when sent, to show the streams were in flight together. */
+  /** performance.now() when handed to the wire client, to show the streams were in flight together. */
   sentAt: number;
+  /** performance.now() when the reply was read; `doneAt - res.endAt` is when it actually went out. */
+  doneAt?: number;
   res?: WireResponse;
   error?: string;
   /** Why this tool could not be called meaningfully (a setup variable missing). */
@@ -62,14 +77,27 @@ interface Round {
   /** The same call on the 2026-07-28 wire (stream-x-accel-buffering), when the target speaks it. */
   modern?: { tool: string; res?: WireResponse; error?: string; exchanges: Exchange[] };
   setup: Exchange[];
+  /** A tools/list sent with the streams: how long a plain JSON reply takes (stream-not-buffered's baseline). */
+  ping: Ping;
   vars: Record<string, unknown>;
-  /** An MCP session on the group's key writing into a check's own wire log. */
-  session(c: CheckContext): McpSession;
+  /** An MCP session on the group's key writing into the given wire log (a check's own). */
+  session(log: Exchange[]): McpSession;
   deadlineMs: number;
   keyNote: string;
 }
 
+interface Ping { res?: WireResponse; error?: string; exchanges: Exchange[] }
+
 let round: Promise<Round> | undefined;
+
+/** Sends a tools/list; its reply time is the baseline of a plain JSON reply. */
+async function sendPing(session: McpSession, ping: Ping, timeoutMs: number): Promise<void> {
+  try {
+    ping.res = await session.request('tools/list', undefined, { timeoutMs });
+  } catch (err) {
+    ping.error = (err as Error).message;
+  }
+}
 
 function targetSecrets(target: TargetInfo): string[] {
   return [target.apiKey, target.otherKey, target.revokedKey].filter((k): k is string => !!k);
@@ -138,20 +166,23 @@ async function runRound(target: TargetInfo): Promise<Round> {
       modern.error = (err as Error).message;
     }
   };
-  await Promise.all([sendModern(), ...streams.filter((s) => !s.setupProblem).map(async (s) => {
+  const ping: Ping = { exchanges: [] };
+  const sending = streams.filter((s) => !s.setupProblem);
+  await Promise.all([sendModern(), ...(sending.length > 0 ? [sendPing(sessionOn(ping.exchanges), ping, deadlineMs)] : []), ...sending.map(async (s) => {
     const recipe = target.profile.streaming[s.tool]!;
     s.sentAt = performance.now();
     try {
       s.res = await sessionOn(s.exchanges).call(recipe.tool, fill(recipe.arguments, vars) as Record<string, unknown>, {
         id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs,
       });
+      s.doneAt = performance.now();
     } catch (err) {
       s.error = (err as Error).message;
     }
   })]);
   return {
-    streams, modern, setup, vars, deadlineMs, keyNote: note,
-    session: (c) => sessionOn(c.http.log),
+    streams, modern, setup, ping, vars, deadlineMs, keyNote: note,
+    session: sessionOn,
   };
 }
 
@@ -203,15 +234,27 @@ function observeToolError(c: CheckContext, res: WireResponse): void {
   if (final?.result?.isError === true) c.observe(`the result is a tool error (isError): ${JSON.stringify(final.result.content ?? '').slice(0, 300)}`);
 }
 
-function bunched(res: WireResponse): { informative: boolean; bunched: boolean; detail: string } {
+type Timing = 'missing' | 'too short' | 'single' | 'bunched' | 'paced';
+
+/** How one stream's progress arrived (the criterion above); `baselineMs` is a plain JSON reply's time, if any. */
+function timing(res: WireResponse, baselineMs: number | undefined): { verdict: Timing; detail: string; headersLate: boolean } {
   const progress = progressOf(res);
   const final = firstResponse(res);
-  if (!final || progress.length === 0) return { informative: false, bunched: false, detail: `${progress.length} progress events, ${final ? 'a' : 'no'} final result` };
-  const window = final.at - res.headersAt;
+  if (!final || progress.length === 0) {
+    return { verdict: 'missing', headersLate: false, detail: `${progress.length} progress notifications and ${final ? 'a' : 'no'} final result (${describeReply(res)}): nothing to time` };
+  }
+  const start = Math.min(res.headersAt, baselineMs ?? 0);
+  const window = final.at - start;
   const lead = final.at - progress[0]!.at;
-  const detail = `headers at ${res.headersAt.toFixed(1)} ms, first progress at ${progress[0]!.at.toFixed(1)} ms, final result at ${final.at.toFixed(1)} ms (lead ${lead.toFixed(1)} ms of a ${window.toFixed(1)} ms window)`;
-  if (window < MIN_WINDOW_MS) return { informative: false, bunched: false, detail };
-  return { informative: true, bunched: lead < BUNCHED_FRACTION * window, detail };
+  const headersLate = res.headersAt > final.at - BUNCHED_FRACTION * window;
+  const detail = `from send: headers at ${res.headersAt.toFixed(1)} ms, first progress at ${progress[0]!.at.toFixed(1)} ms, final result at ${final.at.toFixed(1)} ms; `
+    + `${baselineMs === undefined ? 'no plain JSON reply to compare' : `a plain JSON reply took ${baselineMs.toFixed(1)} ms`}: `
+    + `first progress ${lead.toFixed(1)} ms before the result in a ${window.toFixed(1)} ms window`;
+  if (window < MIN_WINDOW_MS) return { verdict: 'too short', headersLate, detail };
+  if (lead >= BUNCHED_FRACTION * window) return { verdict: 'paced', headersLate, detail };
+  // One notification sent as the work completes (a one-step tool) arrives with the result however the
+  // stream is sent: there is no pacing between events to measure.
+  return { verdict: progress.length === 1 ? 'single' : 'bunched', headersLate, detail: progress.length === 1 ? `${detail} (its only progress notification)` : detail };
 }
 
 describe('streaming', () => {
@@ -234,7 +277,24 @@ describe('streaming', () => {
         c.verify(m.jsonrpc === '2.0', 'the response has jsonrpc "2.0"', '2.0', m.jsonrpc);
         c.verify(m.id === s.id, `the response id is ${JSON.stringify(m.id)} (${typeof m.id}), not the request's ${JSON.stringify(s.id)} (${typeof s.id})`, s.id, m.id);
         c.verify('result' in m && !('error' in m), 'the response is a result, not an error', 'result', m.error ?? m);
-        observeToolError(c, res);
+      });
+
+      // "The body carries progress notifications, then ends with a final `result` event." (service.md
+      // §Events 2) A result with `isError: true` is a failed call: "Tool Execution Errors: Reported in tool
+      // results with `isError: true`" (MCP 2025-11-25 server/tools, Error Handling). A recipe is a call that
+      // works, so its stream ends in a successful result, unless the profile declares it meant to fail.
+      check('stream-final-result-ok', `${tool} (${variant}): the final result is not a tool error`, async (c) => {
+        const { s, res } = await streamOf(c, tool, variant);
+        const final = firstResponse(res);
+        c.verify(final !== undefined, `no final result in the reply (${describeReply(res)})`, 'a final result', res.messages ?? res.text.slice(0, 500));
+        const m = final!.m;
+        c.verify('result' in m && m.result !== null && typeof m.result === 'object', `the call ended in ${'error' in m ? `a JSON-RPC error ${JSON.stringify(m.error).slice(0, 300)}` : 'no result object'}, not a result`, 'a result object', m);
+        const text = JSON.stringify(m.result.content ?? '').slice(0, 300);
+        if (c.target.profile.streaming[tool]!.expectError) {
+          c.observe(`the profile declares this call meant to fail (expectError); its result ${m.result.isError === true ? `is a tool error: ${text}` : 'is not a tool error'}`);
+          return;
+        }
+        c.verify(m.result.isError !== true, `the final result of ${tool} (request id ${JSON.stringify(s.id)}) is a tool error (isError: true): ${text}; the profile's recipe does not declare the call meant to fail (expectError)`, 'a result without isError: true', m.result);
       });
 
       // "Progress notifications MUST stop after completion." (MCP progress); the body "ends with a final
@@ -243,7 +303,8 @@ describe('streaming', () => {
         const { res } = await streamOf(c, tool, variant);
         const all = messagesOf(res);
         const final = firstResponse(res);
-        if (!final) c.notTestable(`the reply carries no JSON-RPC response (${describeReply(res)}): stream-final-result-id reports it`);
+        // No result to look after is the service's doing (stream-final-result-id reports it too).
+        c.verify(final !== undefined, `the reply carries no JSON-RPC response, so nothing marks the end of the progress (${describeReply(res)})`, 'a final result, and nothing after it', res.messages ?? res.text.slice(0, 500));
         const after = all.filter((x) => x.index > final!.index);
         c.verify(after.length === 0, `${after.length} event(s) after the result`, 'no event after the result', after.map((x) => x.m ?? res.events?.[x.index]?.data));
       });
@@ -251,7 +312,8 @@ describe('streaming', () => {
       // "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."
       check('stream-closes', `${tool} (${variant}): the stream ends after the result`, async (c) => {
         const { res, r } = await streamOf(c, tool, variant);
-        if (res.mediaType !== 'text/event-stream') c.notTestable(`the reply is not an SSE stream (${describeReply(res)}): stream-content-type reports it`);
+        // A reply that is no stream has no stream to end: the service's doing (stream-content-type reports it too).
+        c.verify(res.mediaType === 'text/event-stream', `the reply is not an SSE stream (${describeReply(res)})`, 'text/event-stream', res.mediaType || null);
         const final = firstResponse(res);
         c.verify(final !== undefined, `no JSON-RPC response before ${res.closed ? 'the stream ended' : `the ${r.deadlineMs} ms deadline`}`, 'a response, then the end of the stream', describeReply(res));
         if (!res.closed) {
@@ -277,7 +339,8 @@ describe('streaming', () => {
       check('stream-progress-token', `${tool} (${variant}): every progress notification carries the exact token`, async (c) => {
         const { s, res } = await streamOf(c, tool, variant);
         const progress = progressOf(res);
-        if (progress.length === 0) c.observe('no progress notification to examine (stream-progress-sent reports it)');
+        // "The body carries progress notifications" (service.md §Events 2): none at all leaves no token to check.
+        c.verify(progress.length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
         for (const p of progress) {
           const got = p.m.params?.progressToken;
           c.verify(got === s.token, `a progress notification carries ${JSON.stringify(got)} (${typeof got}), not the request's ${JSON.stringify(s.token)} (${typeof s.token})`, s.token, got ?? null);
@@ -286,8 +349,10 @@ describe('streaming', () => {
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
       check('stream-progress-increasing', `${tool} (${variant}): progress strictly increases`, async (c) => {
-        const { res } = await streamOf(c, tool, variant);
+        const { s, res } = await streamOf(c, tool, variant);
         const values = progressOf(res).map((p) => p.m.params?.progress);
+        // "The body carries progress notifications" (service.md §Events 2): none at all has no progress to rise.
+        c.verify(values.length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
         c.verify(values.every((v) => typeof v === 'number' && Number.isFinite(v)), 'every progress value is a number', 'numbers', values);
         for (let i = 1; i < values.length; i++) {
           c.verify(values[i] > values[i - 1], `progress went from ${values[i - 1]} to ${values[i]}`, 'strictly increasing', values);
@@ -307,21 +372,42 @@ describe('streaming', () => {
     });
 
     // "A client such as curl must disable output buffering to see progress as it arrives." (service.md
-    // §Events 5): progress is sent while the operation runs, not held and flushed with the result.
+    // §Events 5): progress is sent while the operation runs, not held and flushed with the result. The
+    // rule, timed from the moment each request was sent, is documented above BUNCHED_FRACTION.
     check('stream-not-buffered', `${tool}: progress arrives spread over time, not flushed with the result`, async (c) => {
       const first = await streamOf(c, tool, 'string token');
       const second = await streamOf(c, tool, 'integer token');
-      const samples = [first.res, second.res].map(bunched);
+      const r = first.r;
+      c.http.log.push(...r.ping.exchanges);
+      const baseline = r.ping.res?.endAt;
+      if (baseline === undefined) c.observe(`the tools/list sent with the streams got no reply (${r.ping.error ?? 'none sent'}): windows open at the moment of sending`);
+      const samples = [first.res, second.res].map((res) => timing(res, baseline));
       samples.forEach((x, i) => c.observe(`${TOKEN_VARIANTS[i]}: ${x.detail}`));
-      if (samples.some((x) => x.informative && !x.bunched)) return;
-      // Both looked bunched (or said nothing): one more stream, alone, before concluding.
+      // A stream sent with a progress token that carries no progress, or no result, is the service's doing.
+      const missing = samples.findIndex((x) => x.verdict === 'missing');
+      if (missing >= 0) {
+        c.verify(false, `the ${tool} stream sent with a progress token (${TOKEN_VARIANTS[missing]}) carries ${samples[missing]!.detail}: the service sends no progress whose arrival could be timed`, 'progress notifications, then the result', samples[missing]!.detail);
+      }
+      if (samples.some((x) => x.verdict === 'paced')) return;
+      // Both looked bunched (or too short to say): one more stream, alone, with its own baseline, before concluding.
       const recipe = c.target.profile.streaming[tool]!;
-      const res = await first.r.session(c).call(recipe.tool, fill(recipe.arguments, first.r.vars) as Record<string, unknown>, { progressToken: `retry-${tool}`, timeoutMs: first.r.deadlineMs });
-      const retry = bunched(res);
+      const ping: Ping = { exchanges: [] };
+      const [res] = await Promise.all([
+        r.session(c.http.log).call(recipe.tool, fill(recipe.arguments, r.vars) as Record<string, unknown>, { progressToken: `retry-${tool}`, timeoutMs: r.deadlineMs }),
+        sendPing(r.session(ping.exchanges), ping, r.deadlineMs),
+      ]);
+      c.http.log.push(...ping.exchanges);
+      const retry = timing(res, ping.res?.endAt);
       c.observe(`a third stream sent alone: ${retry.detail}`);
-      const informative = [...samples, retry].filter((x) => x.informative);
-      if (informative.length === 0) c.notTestable(`no stream of ${tool} lasted ${MIN_WINDOW_MS} ms with progress in it: too fast to tell pacing from buffering`);
-      c.verify(informative.some((x) => !x.bunched), `every stream of ${tool} delivered its progress in the last ${BUNCHED_FRACTION * 100}% of its window, together with the result`, `first progress at least ${BUNCHED_FRACTION * 100}% of the window before the result`, informative.map((x) => x.detail));
+      c.verify(retry.verdict !== 'missing', `the third ${tool} stream (sent alone with a progress token) carries ${retry.detail}`, 'progress notifications, then the result', retry.detail);
+      const informative = [...samples, retry].filter((x) => x.verdict === 'bunched' || x.verdict === 'paced');
+      if (informative.length === 0) {
+        c.notTestable(`no stream of ${tool} could tell pacing from buffering: each had a window under ${MIN_WINDOW_MS} ms from its start (headers, or a plain JSON reply's time) to the result, or a single progress notification sent with the result (${[...samples, retry].map((x) => x.detail).join('; ')})`);
+      }
+      const late = informative.every((x) => x.headersLate);
+      c.verify(informative.some((x) => x.verdict === 'paced'),
+        `every stream of ${tool} delivered its first progress in the last ${BUNCHED_FRACTION * 100}% of its window, together with the result${late ? ' (the response headers were held until then too)' : ''}: the stream is buffered, not sent as it progresses`,
+        `first progress at least ${BUNCHED_FRACTION * 100}% of the window before the result`, informative.map((x) => x.detail));
     });
   }
 
@@ -332,11 +418,15 @@ describe('streaming', () => {
     c.http.log.push(...r.setup);
     c.observe(`streams sent with ${r.keyNote}`);
     const done = r.streams.filter((s) => s.res);
-    for (const s of done) c.http.log.push(...s.exchanges);
-    if (done.length < 2) c.notTestable(`fewer than two streams could be sent (${r.streams.map((s) => s.setupProblem ?? s.error).filter(Boolean).join('; ') || 'no recipes'})`);
-    const latestStart = Math.max(...done.map((s) => s.sentAt));
-    const earliestEnd = Math.min(...done.map((s) => s.sentAt + s.res!.endAt));
-    if (latestStart >= earliestEnd) c.notTestable('the streams did not overlap in time (the target served them one after another)');
+    for (const s of r.streams) c.http.log.push(...s.exchanges);
+    // Too few recipes is the profile's (the user's) limit; recipes whose calls got no reply are the service's.
+    const recipes = new Set(r.streams.map((s) => s.tool)).size;
+    if (r.streams.length < 2) c.notTestable(`the profile "${c.target.profile.name}" has streaming recipes for ${recipes} tool(s): fewer than two streams to send`);
+    c.verify(done.length >= 2, `only ${done.length} of ${r.streams.length} streams got a reply (${r.streams.map((s) => s.setupProblem ?? s.error).filter(Boolean).join('; ')})`, 'at least two concurrent streams', done.length);
+    // When each request actually went out (after any pacing) and when its reply was read.
+    const latestStart = Math.max(...done.map((s) => s.doneAt! - s.res!.endAt));
+    const earliestEnd = Math.min(...done.map((s) => s.doneAt!));
+    c.verify(latestStart < earliestEnd, `the target served the ${done.length} concurrent streams one after another: no two were in flight together, so none could carry another's messages`, 'streams in flight together', `the last went out ${Math.round(latestStart - earliestEnd)} ms after the first finished`);
     c.observe(`${done.length} streams in flight together for ${Math.round(earliestEnd - latestStart)} ms`);
     for (const s of done) {
       const others = done.filter((o) => o !== s);
@@ -359,12 +449,18 @@ describe('streaming', () => {
     const r = await getRound(c);
     const legacy = r.streams.filter((s) => s.res?.mediaType === 'text/event-stream');
     c.observe(`2025-era SSE replies with X-Accel-Buffering: no: ${legacy.filter((s) => s.res!.headers['x-accel-buffering']?.trim().toLowerCase() === 'no').length} of ${legacy.length}`);
-    if (!r.modern) c.notTestable(`the profile "${c.target.profile.name}" has no usable streaming recipe`);
+    if (!r.modern) {
+      // No recipe is the profile's limit; recipes whose setup the service did not complete are the service's.
+      if (!TOOLS.some((t) => c.target.profile.streaming[t])) c.notTestable(`the profile "${c.target.profile.name}" has no streaming recipe`);
+      c.http.log.push(...r.setup);
+      c.verify(false, `no streaming recipe could be called: ${[...new Set(r.streams.map((s) => s.setupProblem).filter(Boolean))].join('; ')}`, 'setup captures every recipe variable', r.vars);
+    }
     const { tool, res, error, exchanges } = r.modern!;
     c.http.log.push(...exchanges);
     if (!res) throw Object.assign(new Error(`the 2026-07-28 ${tool} request failed: ${error}`), { expected: 'a reply', actual: error });
     c.verify(res.status === 200, `the 2026-07-28 ${tool} call answered ${res.status}`, 200, res.status);
-    if (res.mediaType !== 'text/event-stream') c.notTestable(`the 2026-07-28 ${tool} call opened no SSE stream (${describeReply(res)})`);
+    // No SSE stream means no stream header to look at: the service's doing (stream-content-type reports it too).
+    c.verify(res.mediaType === 'text/event-stream', `the 2026-07-28 ${tool} call opened no SSE stream (${describeReply(res)})`, 'text/event-stream', res.mediaType || null);
     const value = res.headers['x-accel-buffering'];
     c.verify(value?.trim().toLowerCase() === 'no', `X-Accel-Buffering is ${value === undefined ? 'absent' : JSON.stringify(value)}`, 'no', value ?? null);
   });

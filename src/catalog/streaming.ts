@@ -48,6 +48,13 @@ export const streamingRequirements: Requirement[] = [
     text: 'The body ... ends with a final `result` event; its `id` MUST be the same as the value of the id member in the Request Object.',
   },
   {
+    id: 'stream-final-result-ok',
+    group: 'streaming',
+    level: 'MUST',
+    source: 'service.md §Events 2; MCP 2025-11-25 server/tools, Error Handling (TOOL-06, TOOL-08)',
+    text: 'The body carries progress notifications, then ends with a final `result` event. (A result with `isError: true` reports a failed call: "Tool Execution Errors: Reported in tool results with `isError: true`"; a call the profile does not declare meant to fail (`expectError`) must end in a successful result.)',
+  },
+  {
     id: 'stream-nothing-after-result',
     group: 'streaming',
     level: 'MUST',

@@ -16,7 +16,10 @@ export interface Exchange {
     events?: SseEvent[];
     /** False when the stream was still open when the harness stopped reading (timeout). */
     closed?: boolean;
-    /** Milliseconds to response headers and to the end of the body. */
+    /**
+     * Milliseconds from the moment the request was sent (after any pacing) to the response headers and to
+     * the end of the body; SSE events' `at` share that origin, so late headers cannot hide a buffered stream.
+     */
     headersAt: number;
     endAt: number;
   };
