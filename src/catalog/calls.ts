@@ -68,6 +68,13 @@ export const callsRequirements: Requirement[] = [
     text: '"`blocks.list` accepts a boolean argument `published`." "The only related notion is the `published` flag used as a filter of `blocks.list`; a boolean".',
   },
   {
+    id: 'calls-plan-cap-exists',
+    group: 'calls',
+    level: 'MUST',
+    source: 'service.md §Limits; §Authentication 8; declared limits (profile "limits", --limits cap=)',
+    text: '"Plan caps apply to block authoring." "block authoring stays within the caps of the plan." (A workspace of a plan with a declared cap refuses a create by cap + a tenth + 2 blocks.)',
+  },
+  {
     id: 'calls-plan-cap-tool-error',
     group: 'calls',
     level: 'MUST',

@@ -1,0 +1,40 @@
+import type { Requirement } from './types.js';
+
+/**
+ * Per-plan rate limits (service.md §Limits): that they exist within the limits the user declares (the service
+ * shows no numbers), that plans differ as declared, and their signalling as far as HTTP defines it.
+ */
+export const rateLimitRequirements: Requirement[] = [
+  {
+    id: 'rate-limit-exists',
+    group: 'rate-limit',
+    level: 'MUST',
+    source: 'service.md §Limits; declared limits (profile "limits", --limits)',
+    text: 'Per-plan rate limits exist. (A burst on a key of a declared plan meets a 429 within 1.5 x burst + rate x elapsed seconds + 10 requests.)',
+  },
+  {
+    // SHOULD: the sentence says each plan has limits of its own, not that two plans' limits differ; the
+    // order compared comes from the user's declaration, so a mismatch may be the declaration's fault too.
+    id: 'rate-limit-plans-differ',
+    group: 'rate-limit',
+    level: 'SHOULD',
+    source: 'service.md §Limits; declared limits of two plans (profile "limits", --limits and --other-limits)',
+    text: 'Per-plan rate limits exist. (Keys on two plans declared with different limits are throttled in the declared order: the key of the lower plan within its bound, the key of the higher plan not before that bound.)',
+  },
+  {
+    // RFC 6585 makes Retry-After a MAY; the harness expects it at SHOULD strength: MCP defines no
+    // rate-limit signalling at all (RATE-01), so it is the only machine-readable explanation a 429 can give.
+    id: 'rate-limit-retry-after',
+    group: 'rate-limit',
+    level: 'SHOULD',
+    source: 'service.md §Limits ("Per-plan rate limits exist"); RFC 6585 §4 (RATE-03); RFC 9110 §10.2.3 (RATE-05)',
+    text: 'The response representations SHOULD include details explaining the condition, and MAY include a Retry-After header indicating how long to wait before making a new request. (Retry-After = HTTP-date / delay-seconds.)',
+  },
+  {
+    id: 'rate-limit-retry-after-honest',
+    group: 'rate-limit',
+    level: 'SHOULD',
+    source: 'RFC 9110 §10.2.3; draft-ietf-httpapi-ratelimit-headers-11 §6 (RATE-08)',
+    text: 'Servers send the "Retry-After" header field to indicate how long the user agent ought to wait before making a follow-up request.',
+  },
+];

@@ -1,0 +1,287 @@
+import { request } from 'undici';
+import { describe } from 'vitest';
+import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../load/probe/headers.js';
+import { check, type CheckContext } from '../src/check.js';
+import { bootstrapWorkspace } from '../src/fresh-workspace.js';
+import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
+import { McpSession } from '../src/mcp-session.js';
+import type { TargetInfo } from '../src/target-info.js';
+import { WireClient, type WireResponse } from '../src/wire/client.js';
+import type { Exchange } from '../src/wire/exchange.js';
+
+// "Per-plan rate limits exist" (service.md §Limits), numbers not shown: the harness holds a key to the limits
+// declared for its plan (src/limits.ts). A burst of tools/list, BURST_CONCURRENCY at a time, stops at the first
+// 429; with declared limits it also stops once more requests were served than the plan's bound (a failure),
+// without them after BURST_MAX requests (nothing to judge). Either way at most BURST_DEADLINE_MS.
+
+const BURST_MAX = 2000;
+const BURST_CONCURRENCY = 16;
+const BURST_DEADLINE_MS = 15_000;
+/** Longest Retry-After the harness is prepared to wait out. */
+const MAX_WAIT_MS = 20_000;
+/** Added to the wait: timers and clocks are not exact, and delay-seconds already round up. */
+const WAIT_SLACK_MS = 50;
+
+type Rate = { ratePerSecond: number; burst: number };
+
+interface Burst {
+  /** Whose key: "a workspace bootstrapped for rate-limit", "the run's key (--api-key)", ... */
+  keyNote: string;
+  plan?: string;
+  /** The declared rate and burst of `plan`, when both are declared. */
+  declared?: Rate;
+  sent: number;
+  /** Replies other than 429 received before the first 429 (or before the burst stopped). */
+  served: number;
+  statuses: Record<number, number>;
+  /** From the first request to the first 429, or to the stop. */
+  elapsedMs: number;
+  /** Why the burst ended: a 429, the served count passed `bound`, the request count or the deadline. */
+  stop: '429' | 'bound' | 'max' | 'deadline' | 'no key';
+  /** The served bound at the stop, with its computation. */
+  bound?: { value: number; how: string };
+  /** The first and the last 429 (the last one's Retry-After is the freshest), and a 200 for comparison. */
+  first429?: { res: WireResponse; exchange: Exchange };
+  last429?: { res: WireResponse; exchange: Exchange; receivedAt: number };
+  ok?: { res: WireResponse; exchange: Exchange };
+  /** An MCP session on the burst's key writing into a check's own wire log. */
+  session(c: CheckContext): McpSession;
+  setup: Exchange[];
+}
+
+const secretsOf = (target: TargetInfo, extra: string[]) => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, ...extra].filter((k): k is string => !!k);
+
+/**
+ * Bursts tools/list on `key` until a 429, or until more than `stopAbove(elapsedMs)` requests were served
+ * (the bound), BURST_MAX requests without a bound, or the deadline.
+ */
+async function burst(target: TargetInfo, key: string | undefined, secrets: string[], base: Pick<Burst, 'keyNote' | 'plan' | 'declared' | 'setup'>, stopAbove?: (elapsedMs: number) => { value: number; how: string }): Promise<Burst> {
+  const info: TargetInfo = { ...target, apiKey: key };
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false }), info);
+  const b: Burst = { ...base, sent: 0, served: 0, statuses: {}, elapsedMs: 0, stop: 'no key', session: (c) => sessionOn(c.http.log) };
+  if (!key) return b;
+  const started = performance.now();
+  let stopped: Burst['stop'] | undefined;
+  await Promise.all(Array.from({ length: BURST_CONCURRENCY }, async () => {
+    while (!stopped) {
+      const elapsed = performance.now() - started;
+      const bound = stopAbove?.(elapsed);
+      if (bound && b.served > bound.value) stopped = 'bound';
+      else if (!bound && b.sent >= BURST_MAX) stopped = 'max';
+      else if (elapsed >= BURST_DEADLINE_MS) stopped = 'deadline';
+      if (stopped) {
+        b.elapsedMs = Math.round(elapsed);
+        if (bound) b.bound = bound;
+        break;
+      }
+      b.sent += 1;
+      const log: Exchange[] = [];
+      const res = await sessionOn(log).request('tools/list');
+      b.statuses[res.status] = (b.statuses[res.status] ?? 0) + 1;
+      if (res.status === 429) {
+        if (!b.first429) {
+          b.elapsedMs = Math.round(performance.now() - started);
+          b.bound = stopAbove?.(b.elapsedMs);
+          b.first429 = { res, exchange: log[0]! };
+        }
+        stopped ??= '429';
+        b.last429 = { res, exchange: log[0]!, receivedAt: performance.now() };
+      } else {
+        if (!b.first429) b.served += 1;
+        if (res.status === 200) b.ok ??= { res, exchange: log[0]! };
+      }
+    }
+  }));
+  b.stop = stopped ?? 'deadline';
+  return b;
+}
+
+const statusesOf = (b: Burst) => Object.entries(b.statuses).map(([s, n]) => `${n} x ${s}`).join(', ') || 'none';
+
+/** What the burst spent and met, as every row built on it records. */
+function describeBurst(b: Burst): string {
+  const declared = b.plan ? ` on plan "${b.plan}"${b.declared ? ` (declared ${b.declared.ratePerSecond}/s, burst ${b.declared.burst})` : ' (no rate or burst declared)'}` : '';
+  const bound = b.bound ? `; served bound ${b.bound.how}` : b.declared ? '' : `; undeclared limits: bounded by ${BURST_MAX} requests`;
+  return `burst with ${b.keyNote}${declared}: ${b.sent} tools/list requests sent, ${BURST_CONCURRENCY} at a time, ${b.served} served before ${b.first429 ? 'the first 429' : 'the stop'} in ${b.elapsedMs} ms (${statusesOf(b)})${bound}`;
+}
+
+const boundFor = (declared: Rate | undefined) => declared && ((ms: number) => ({ value: burstBound(declared, ms), how: describeBurstBound(declared, ms) }));
+
+// --- the shared burst: rate-limit-exists and the Retry-After rows --------------------------------------------
+
+let sharedRun: Promise<Burst> | undefined;
+
+/**
+ * The key to burst: one of its own (bootstrapped: no other check shares its bucket) when the bootstrap plan's
+ * limits are declared or nothing is; else the run's key when its plan's are (the other checks then wait out
+ * what the burst leaves, within the wait budget).
+ */
+async function runShared(target: TargetInfo): Promise<Burst> {
+  const { limits } = target;
+  const bootstrapRate = rateOf(limits, limits?.bootstrapPlan);
+  const keyRate = rateOf(limits, limits?.keyPlan);
+  const secrets = secretsOf(target, []);
+  if (target.apiKey && keyRate && (!bootstrapRate || !target.canBootstrap)) {
+    return burst(target, target.apiKey, secrets, { keyNote: 'the run\'s key', plan: limits!.keyPlan, declared: keyRate, setup: [] }, boundFor(keyRate));
+  }
+  const own = await bootstrapWorkspace(target, secrets, 'rate-limit');
+  return burst(target, own.key, secrets, { keyNote: own.note, plan: limits?.bootstrapPlan, declared: bootstrapRate, setup: own.exchanges }, boundFor(bootstrapRate));
+}
+
+async function sharedBurst(c: CheckContext): Promise<Burst> {
+  sharedRun ??= runShared(c.target);
+  const b = await sharedRun;
+  c.http.log.push(...b.setup);
+  if (c.target.limits) c.observe(`declared limits from ${c.target.limits.sources.join(', ')}`);
+  if (b.stop === 'no key') c.notTestable(`no key to burst with (${b.keyNote}), and no declared rate limit for the run's key's plan (--limits rate=<r>,burst=<b>) that would allow bursting the run's own key`);
+  c.observe(describeBurst(b));
+  if (b.ok) c.http.log.push(b.ok.exchange);
+  if (b.first429) c.http.log.push(b.first429.exchange);
+  if (b.last429 && b.last429.exchange !== b.first429?.exchange) c.http.log.push(b.last429.exchange);
+  return b;
+}
+
+/** The shared burst's 429s; not testable when none came (rate-limit-exists judges whether one had to). */
+async function tooManyRequests(c: CheckContext): Promise<Burst & { first429: NonNullable<Burst['first429']>; last429: NonNullable<Burst['last429']> }> {
+  const b = await sharedBurst(c);
+  if (!b.first429 || !b.last429) c.notTestable(`no 429 within ${b.sent} requests in ${b.elapsedMs} ms (${statusesOf(b)})${b.declared ? ' (rate-limit-exists judges that against the declared limits)' : `: the burst did not outpace the limit, if there is one, within the harness's bound (${BURST_MAX} requests, ${BURST_DEADLINE_MS / 1000} s)`}`);
+  return b as Burst & { first429: NonNullable<Burst['first429']>; last429: NonNullable<Burst['last429']> };
+}
+
+/** What the RateLimit-Policy and RateLimit fields of a reply say, or why they do not parse (RFC 9651 via load/probe/headers.ts). */
+function describeRateLimitFields(res: WireResponse): string[] {
+  const notes: string[] = [];
+  for (const [name, parse] of [['ratelimit-policy', parseRateLimitPolicy], ['ratelimit', parseRateLimit]] as const) {
+    const value = res.headers[name];
+    if (value === undefined) {
+      notes.push(`${name}: absent`);
+      continue;
+    }
+    const parsed = parse(value);
+    notes.push(`${name}: ${JSON.stringify(value)} ${parsed.ok ? `parses as ${parsed.value.length} item(s)` : `does not parse: ${parsed.why}`}`);
+  }
+  return notes;
+}
+
+// --- two plans: rate-limit-plans-differ -----------------------------------------------------------------------
+
+interface KeyOnPlan {
+  key: string;
+  plan: string;
+  declared: Rate;
+  note: string;
+}
+
+/** Two keys on declared plans whose bursts a burst can tell apart, lower first; or why there are none. */
+async function keysOnTwoPlans(c: CheckContext, limits: RunLimits | undefined): Promise<[KeyOnPlan, KeyOnPlan] | string> {
+  const separated = (a: KeyOnPlan, b: KeyOnPlan) => b.declared.burst > burstBound(a.declared, 0);
+  const order = (a: KeyOnPlan, b: KeyOnPlan): [KeyOnPlan, KeyOnPlan] => (a.declared.burst <= b.declared.burst ? [a, b] : [b, a]);
+  const { apiKey, otherKey } = c.target;
+  const keyRate = rateOf(limits, limits?.keyPlan);
+  const otherRate = rateOf(limits, limits?.otherKeyPlan);
+  let userKeys: string;
+  if (apiKey && otherKey && keyRate && otherRate && limits!.keyPlan !== limits!.otherKeyPlan) {
+    const [low, high] = order({ key: apiKey, plan: limits!.keyPlan!, declared: keyRate, note: 'the run\'s key' }, { key: otherKey, plan: limits!.otherKeyPlan!, declared: otherRate, note: 'the other key' });
+    if (separated(low, high)) return [low, high];
+    userKeys = `the declared bursts of plans "${low.plan}" (${low.declared.burst}) and "${high.plan}" (${high.declared.burst}) are too close for a burst to tell apart (the higher needs more than ${describeBurstBound(low.declared, 0)})`;
+  } else {
+    userKeys = !otherKey ? 'the run holds no second key (--other-key)'
+      : limits?.keyPlan && limits.keyPlan === limits.otherKeyPlan ? `both keys the run holds are on plan "${limits.keyPlan}"`
+      : 'the plans of the run\'s two keys are not both declared with a rate and a burst';
+  }
+  // The embedded target's admin channel makes workspaces on any configured plan, as the service's own settings would.
+  const { admin } = c.target;
+  if (admin && limits) {
+    const plans = Object.keys(limits.plans).flatMap((plan) => {
+      const declared = rateOf(limits, plan);
+      return declared ? [{ plan, declared }] : [];
+    }).sort((a, b) => a.declared.burst - b.declared.burst);
+    const low = plans[0];
+    const high = low && plans.find((p) => p.declared.burst > burstBound(low.declared, 0));
+    if (low && high) {
+      const mint = async (plan: string) => {
+        const res = await request(`${admin.url}/workspaces/create`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan, label: `rate-limit ${plan}` }) });
+        const json = await res.body.json() as { apiKey?: string; error?: string };
+        if (res.statusCode !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.statusCode} ${json.error ?? ''}`);
+        c.addSecret(json.apiKey);
+        return json.apiKey;
+      };
+      return [
+        { key: await mint(low.plan), plan: low.plan, declared: low.declared, note: 'a workspace the admin channel made' },
+        { key: await mint(high.plan), plan: high.plan, declared: high.declared, note: 'a workspace the admin channel made' },
+      ];
+    }
+  }
+  return `${userKeys}. Comparing plans needs keys on two plans: --api-key on one and --other-key on another, their limits declared with --limits and --other-limits (or the profile's limits.keyPlan and limits.otherKeyPlan)`;
+}
+
+describe('rate limits', () => {
+  // "Per-plan rate limits exist." Held to the declared limits of the burst key's plan: a token bucket serves at
+  // most burst + rate x elapsed; more than 1.5 x burst + rate x elapsed + 10 served without a 429 is no limit.
+  check('rate-limit-exists', 'a burst on a key of a declared plan meets a 429 within the plan\'s bound', async (c) => {
+    const b = await sharedBurst(c);
+    if (!b.declared) {
+      const plan = b.plan ? `${describePlan(b.plan, c.target.limits?.plans[b.plan])}, the plan of the burst's key (the bootstrap plan), declares no rate and burst` : 'no plan is declared for the burst\'s key (the bootstrap plan, or the plan of --api-key)';
+      c.notTestable(`no declared limit to hold the service to: ${plan}; declare it in the profile's "limits" or pass --limits rate=<req/s>,burst=<n>`);
+    }
+    if (b.stop === 'deadline') c.notTestable(`the burst did not outpace the declared rate within ${BURST_DEADLINE_MS / 1000} s: ${b.served} served (${Math.round(b.served / (b.elapsedMs / 1000))}/s against a declared ${b.declared!.ratePerSecond}/s), bound ${b.bound?.how ?? 'not reached'}`);
+    c.verify(b.stop === '429', `no 429 within the declared limits: ${b.served} requests served in ${b.elapsedMs} ms on plan "${b.plan}" (declared ${b.declared!.ratePerSecond}/s, burst ${b.declared!.burst}), more than the bound ${b.bound?.how}`, `a 429 by ${b.bound?.value} served requests`, { served: b.served, elapsedMs: b.elapsedMs, statuses: b.statuses });
+    c.verify(b.served <= b.bound!.value, `the first 429 came only after ${b.served} served requests, more than the bound ${b.bound!.how}`, `<= ${b.bound!.value}`, b.served);
+  }, { rateLimit: true });
+
+  // "Per-plan rate limits exist." Limits per plan: keys on two plans declared with different bursts are
+  // throttled in that order. The lower plan's key meets a 429 within its bound; the higher plan's key is
+  // served past that bound (its burst stops there, so the comparison costs little of the higher plan).
+  check('rate-limit-plans-differ', 'keys on two declared plans are throttled in the declared order', async (c) => {
+    const pair = await keysOnTwoPlans(c, c.target.limits);
+    if (typeof pair === 'string') return c.notTestable(pair);
+    const [low, high] = pair;
+    const secrets = secretsOf(c.target, [low.key, high.key]);
+    const lowBurst = await burst(c.target, low.key, secrets, { keyNote: low.note, plan: low.plan, declared: low.declared, setup: [] }, boundFor(low.declared));
+    c.observe(describeBurst(lowBurst));
+    if (lowBurst.first429) c.http.log.push(lowBurst.first429.exchange);
+    if (lowBurst.stop === 'deadline') c.notTestable(`the burst on plan "${low.plan}" did not outpace its declared rate within ${BURST_DEADLINE_MS / 1000} s`);
+    c.verify(lowBurst.stop === '429', `the key on the lower plan "${low.plan}" (declared burst ${low.declared.burst}) served ${lowBurst.served} requests without a 429, more than its bound ${lowBurst.bound?.how}: the plans are not throttled as declared`, `a 429 by ${lowBurst.bound?.value}`, lowBurst.served);
+    // The higher plan's key passes once it is served more than the lower plan's bound.
+    const highBurst = await burst(c.target, high.key, secrets, { keyNote: high.note, plan: high.plan, declared: high.declared, setup: [] }, boundFor(low.declared));
+    c.observe(describeBurst(highBurst).replace('served bound', `served bound of the lower plan "${low.plan}"`));
+    if (highBurst.first429) c.http.log.push(highBurst.first429.exchange);
+    if (highBurst.stop === 'deadline') c.notTestable(`the burst on plan "${high.plan}" did not pass the lower plan's bound within ${BURST_DEADLINE_MS / 1000} s`);
+    c.verify(highBurst.stop === 'bound', `the key on the higher plan "${high.plan}" (declared burst ${high.declared.burst}) was refused after ${highBurst.served} served requests, within the bound of the lower plan "${low.plan}" (${highBurst.bound?.how}): the plans are not told apart`, `more than ${highBurst.bound?.value} served`, highBurst.served);
+    c.observe(`plan "${low.plan}" throttled after ${lowBurst.served}; plan "${high.plan}" served ${highBurst.served} without a 429`);
+  }, { timeout: 60_000, rateLimit: true });
+
+  // RFC 6585 §4: "The response representations SHOULD include details explaining the condition, and MAY
+  // include a Retry-After header indicating how long to wait before making a new request." RFC 9110
+  // §10.2.3: "Retry-After = HTTP-date / delay-seconds".
+  check('rate-limit-retry-after', 'a 429 explains itself and carries Retry-After as delay-seconds or an HTTP-date', async (c) => {
+    const b = await tooManyRequests(c);
+    const res = b.first429.res;
+    for (const note of describeRateLimitFields(res)) c.observe(`429 ${note}`);
+    if (b.ok) for (const note of describeRateLimitFields(b.ok.res)) c.observe(`200 ${note}`);
+    c.observe(`429 body: ${res.text.slice(0, 300)}`);
+    c.verify(res.text.trim().length > 0, 'the 429 has an empty body: nothing explains the condition', 'a body explaining the limit', '');
+    const parsed = parseRetryAfter(res.headers['retry-after'], res.headers.date);
+    c.verify(parsed.ok, `the 429's Retry-After is ${parsed.ok ? 'fine' : parsed.why}`, 'Retry-After: <delay-seconds> or <HTTP-date>', res.headers['retry-after'] ?? null);
+  }, { rateLimit: true });
+
+  // RFC 9110 §10.2.3: "Servers send the "Retry-After" header field to indicate how long the user agent ought
+  // to wait before making a follow-up request." Waiting that long is enough: the follow-up succeeds.
+  check('rate-limit-retry-after-honest', 'after waiting Retry-After, the next request is served', async (c) => {
+    const b = await tooManyRequests(c);
+    const value = b.last429.res.headers['retry-after'];
+    const parsed = parseRetryAfter(value, b.last429.res.headers.date);
+    if (!parsed.ok) return c.notTestable(`the last 429's Retry-After is ${parsed.why} (rate-limit-retry-after reports it)`);
+    const waitMs = parsed.seconds * 1000;
+    if (waitMs > MAX_WAIT_MS) c.notTestable(`Retry-After asks for ${Math.round(parsed.seconds)} s, longer than the ${MAX_WAIT_MS / 1000} s the harness waits`);
+    const state = b.last429.res.headers.ratelimit === undefined ? undefined : parseRateLimit(b.last429.res.headers.ratelimit);
+    const resetS = state?.ok ? state.value[0]?.resetS : undefined;
+    if (resetS !== undefined) c.observe(`RateLimit t=${resetS} s beside Retry-After ${value} (RATE-08: Retry-After should not point earlier)`);
+    const remaining = b.last429.receivedAt + waitMs + WAIT_SLACK_MS - performance.now();
+    if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+    c.observe(`waited ${Math.round(waitMs)} ms (Retry-After: ${value}, ${parsed.form}) after the last 429, then sent one request`);
+    const res = await b.session(c).request('tools/list');
+    c.verify(res.status !== 429, `the request after waiting Retry-After (${value}) was refused again with 429${res.headers['retry-after'] ? ` (Retry-After: ${res.headers['retry-after']})` : ''}`, 'served (not 429)', res.status);
+    c.verify(res.status === 200, `the request after waiting answered ${res.status}`, 200, res.status);
+  }, { timeout: 60_000, rateLimit: true });
+});
