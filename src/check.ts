@@ -7,7 +7,7 @@ import type { TargetInfo } from './target-info.js';
 import { McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { primaryRevision } from './revision-wire.js';
-import { CheckFailure, NotTestable, type CheckRecord } from './verdict.js';
+import { CheckFailure, isVerdict, NotTestable, type CheckRecord } from './verdict.js';
 import { WireClient } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
@@ -37,8 +37,13 @@ export interface CheckContext {
   mcp: McpSession;
   /** Fails the check with expected vs actual unless `ok`. */
   verify(ok: boolean, message: string, expected: unknown, actual: unknown): void;
-  /** Ends the check as not testable on this target. */
+  /**
+   * Ends the check as not testable on this target. Only for reasons outside the service's control (the user's
+   * inputs, the target kind): when the service prevents the check, the check fails with that reason.
+   */
   notTestable(reason: string): never;
+  /** Ends the check as not applicable: the rule does not concern this target (its kind, a wire it does not speak). */
+  notApplicable(reason: string): never;
   /** Records a fact that decides nothing. */
   observe(note: string): void;
   /** Adds a secret obtained during the check (a freshly bootstrapped key): it is redacted like the target's keys. */
@@ -133,6 +138,9 @@ function register(
       notTestable(reason) {
         throw new NotTestable(reason);
       },
+      notApplicable(reason) {
+        throw new NotTestable(reason, true);
+      },
       observe(note) {
         record.observations.push(note);
       },
@@ -151,7 +159,12 @@ function register(
       if (applies && !revision) {
         // Detection initializes with the run's key: without one, nothing is found, and that is the reason.
         const none = target.noKeyReason ? `no detected revision (detection needs a key; ${target.noKeyReason})` : 'no detected revision';
-        c.notTestable(`applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || none}`);
+        const why = `applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || none}`;
+        // The service's own refusal to negotiate (not the user's missing key) is its failure, with the evidence.
+        if (target.revisionRefusal && !target.noKeyReason) throw new CheckFailure(`${why}: ${target.revisionRefusal}`, `a negotiated revision among ${applies.join(', ')}, or a refusal naming the supported versions`, target.revisionRefusal);
+        // Speaking some revisions and not others is the service's right: the rule does not concern it.
+        if (!target.noKeyReason && target.revisions.length > 0) c.notApplicable(why);
+        c.notTestable(why);
       }
       await body(c);
       record.status = 'pass';
@@ -159,11 +172,18 @@ function register(
       if (err instanceof NotTestable) {
         record.status = 'not-testable';
         record.reason = err.reason;
+        if (err.notApplicable) record.notApplicable = true;
         return;
       }
       const found = (err as { property?: PropertyRecord }).property;
       if (found) record.property = found;
       record.message = err instanceof Error ? err.message : String(err);
+      // The harness's own breakage (a TypeError in a suite) says nothing about the service: the run errs.
+      if (!isVerdict(err)) {
+        record.status = 'error';
+        record.message = `harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
+        if (err instanceof Error && err.stack) record.observations.push(`stack: ${err.stack.split('\n').slice(1, 4).map((l) => l.trim()).join(' | ')}`);
+      }
       // vitest's expect() errors carry expected/actual too.
       const e = err as { expected?: unknown; actual?: unknown };
       if (e.expected !== undefined || e.actual !== undefined) {

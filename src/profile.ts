@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { validateLimits, type DeclaredLimits } from './limits.js';
 
 /** A tool call recipe: `{{name}}` in string arguments is replaced by a value captured earlier. */
 export interface CallRecipe {
@@ -10,6 +11,12 @@ export interface CallRecipe {
    * `{ "find": "<resource>" }` to find the resource's id by name anywhere in the result (derived profiles).
    */
   capture?: Record<string, string | { find: string }>;
+  /**
+   * The call is meant to fail: its result is a tool error (`isError: true`) by design, e.g. a recipe that
+   * tests a connection known to be unreachable. Without it, a streaming call whose final result is a tool
+   * error fails stream-final-result-ok.
+   */
+  expectError?: boolean;
 }
 
 /**
@@ -35,6 +42,11 @@ export interface Profile {
   derive?: boolean;
   /** Recipes that could not be built (by tool or call name), with the reason their rows give. */
   gaps?: Record<string, string>;
+  /**
+   * Each plan's rate limit and block cap, and which plan each key of the run is on (src/limits.ts): the
+   * numbers "Per-plan rate limits exist" and "Plan caps apply" are held to, since the service shows none.
+   */
+  limits?: DeclaredLimits;
 }
 
 export function loadProfile(nameOrPath: string, root: string): Profile {
@@ -51,6 +63,7 @@ export function loadProfile(nameOrPath: string, root: string): Profile {
   return {
     name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {},
     ...(profile.derive === true && { derive: true }), ...(profile.gaps && { gaps: profile.gaps }),
+    ...(profile.limits !== undefined && { limits: validateLimits(profile.limits, `profile ${path}`) }),
   };
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { NotTestable } from './verdict.js';
+import { CheckFailure, markServiceFault, NotTestable } from './verdict.js';
 import type { Exchange } from './wire/exchange.js';
 
 /** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
@@ -50,8 +50,8 @@ export interface PropertyRecord {
 }
 
 export class PropertyFailure extends Error {
-  constructor(message: string, readonly expected: unknown, readonly actual: unknown) {
-    super(message);
+  constructor(message: string, readonly expected: unknown, readonly actual: unknown, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'PropertyFailure';
   }
 }
@@ -158,20 +158,21 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
 
 /** How one run ended: undefined for a pass, else its error (a false return, a throw, the deadline). */
 function outcome(run: Promise<boolean | void>, ms: number): Promise<unknown> {
-  return withDeadline(run, ms).then((ok) => (ok === false ? new Error('the property returned false') : undefined), (err: unknown) => err);
+  return withDeadline(run, ms).then((ok) => (ok === false ? new CheckFailure('the property returned false', true, false) : undefined), (err: unknown) => err);
 }
 
 /** The check's error for a failed run: the run's own message, expected and actual, with the search's record. */
 function propertyFailure(context: string, cause: unknown, record: PropertyRecord): PropertyFailure & { property: PropertyRecord } {
   const e = cause as { message?: string; expected?: unknown; actual?: unknown } | undefined;
-  return Object.assign(new PropertyFailure(`${context}: ${e?.message ?? String(cause)}`, e?.expected, e?.actual), { property: record });
+  return Object.assign(new PropertyFailure(`${context}: ${e?.message ?? String(cause)}`, e?.expected, e?.actual, cause), { property: record });
 }
 
 /** The promise, or a rejection once `ms` have passed (a hung run must not hang the check). */
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the run did not finish within ${ms} ms`)), ms);
+    // A request's deadline: the service did not answer in time, a verdict like any other.
+    timer = setTimeout(() => reject(markServiceFault(new Error(`the run did not finish within ${ms} ms`))), ms);
   });
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }

@@ -38,7 +38,7 @@ export interface Consumption {
   beyondBudget?: Record<string, number>;
 }
 
-export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number }
+export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number; error: number }
 
 export interface Results {
   schemaVersion: 1;
@@ -55,18 +55,22 @@ export interface Results {
   consumption?: Consumption;
   /** Why the run passes or fails, in one line. */
   verdict: string;
-  exitCode: 0 | 1;
+  /** 0 conforms, 1 does not, 2 the harness erred (no verdict). */
+  exitCode: 0 | 1 | 2;
 }
 
 /**
  * A requirement's status from its checks: any failing check fails a MUST (warns for SHOULD, MAY, INFO);
- * all checks not testable makes it not testable; no check at all leaves it untested.
+ * else a check the harness broke on makes it an error (no verdict); no check at all leaves it untested.
+ * A pass needs proof: every check that concerns the target passed (not-applicable ones aside, such as a
+ * revision it does not speak); one not-testable check among passes leaves the row not testable.
  */
 export function requirementStatus(level: Level, checks: CheckRecord[]): RequirementStatus {
   if (checks.length === 0) return 'untested';
   if (checks.some((c) => c.status === 'fail')) return level === 'MUST' ? 'fail' : 'warn';
-  if (checks.every((c) => c.status === 'not-testable')) return 'not-testable';
-  return 'pass';
+  if (checks.some((c) => c.status === 'error')) return 'error';
+  const concerning = checks.filter((c) => !c.notApplicable);
+  return concerning.length > 0 && concerning.every((c) => c.status === 'pass') ? 'pass' : 'not-testable';
 }
 
 export function aggregate(records: CheckRecord[], selected: (r: Requirement) => boolean, baseline: Set<string>): { requirements: RequirementResult[]; totals: Totals } {
@@ -79,7 +83,7 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
     if (baseline.has(r.id)) result.baseline = status === 'fail' || status === 'warn' ? 'expected-failure' : 'stale';
     requirements.push(result);
   }
-  const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0 };
+  const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0 };
   for (const r of requirements) {
     if (r.status === 'not-testable') totals.notTestable += 1;
     else totals[r.status] += 1;
@@ -117,16 +121,49 @@ export function revisionMatrix(requirements: RequirementResult[]): RevisionMatri
   return { revisions, rows };
 }
 
-/** Exit 0 when no MUST fails (and no SHOULD under --strict) outside the baseline, and no baseline entry is stale. */
-export function decide(requirements: RequirementResult[], strict: boolean): { exitCode: 0 | 1; verdict: string } {
-  const failing = requirements.filter((r) => (r.status === 'fail' || (strict && r.status === 'warn')) && r.baseline !== 'expected-failure');
+/**
+ * MUST rows that concern the target but that the run could not exercise at all: every check not testable,
+ * not all of them for being not applicable (stdio rules on an HTTP target). The summary's first lines name them.
+ */
+export function untestableMusts(requirements: RequirementResult[]): RequirementResult[] {
+  return requirements.filter((r) => r.level === 'MUST' && r.status === 'not-testable' && r.checks.some((c) => c.status === 'not-testable' && !c.notApplicable));
+}
+
+/**
+ * Exit 0 when no MUST fails (and, under --strict, no SHOULD fails and no MUST is wholly not testable) outside
+ * the baseline, no selected row went untested, and no baseline entry is stale. A check the harness broke on
+ * withholds the verdict: exit 2. A failing MAY or INFO row never fails the run: --strict is about SHOULD.
+ */
+export function decide(requirements: RequirementResult[], strict: boolean): { exitCode: 0 | 1 | 2; verdict: string } {
+  const errors = requirements.filter((r) => r.status === 'error');
+  if (errors.length > 0) {
+    return { exitCode: 2, verdict: `harness error: ${errors.length} requirement(s) could not be judged because the harness itself failed (${list(errors)}); no verdict on the service` };
+  }
+  const outsideBaseline = (r: RequirementResult) => r.baseline !== 'expected-failure';
+  const failing = requirements.filter((r) => (r.status === 'fail' || (strict && r.status === 'warn' && r.level === 'SHOULD')) && outsideBaseline(r));
+  const untested = requirements.filter((r) => r.status === 'untested' && outsideBaseline(r));
+  const unproven = strict ? untestableMusts(requirements).filter(outsideBaseline) : [];
   const stale = requirements.filter((r) => r.baseline === 'stale');
   const expected = requirements.filter((r) => r.baseline === 'expected-failure').length;
-  if (failing.length === 0 && stale.length === 0) {
-    return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ' and no SHOULD (strict)' : '') + (expected ? ` outside the baseline (${expected} expected failure${expected === 1 ? '' : 's'})` : '') };
+  if (failing.length === 0 && untested.length === 0 && unproven.length === 0 && stale.length === 0) {
+    return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ', no SHOULD fails and every MUST was exercised (strict)' : '') + (expected ? ` outside the baseline (${expected} expected failure${expected === 1 ? '' : 's'})` : '') };
   }
   const parts: string[] = [];
-  if (failing.length) parts.push(`${failing.length} requirement(s) fail: ${failing.slice(0, 5).map((r) => r.id).join(', ')}${failing.length > 5 ? ', ...' : ''}`);
+  if (failing.length) parts.push(`${failing.length} requirement(s) fail: ${list(failing)}`);
+  if (untested.length) parts.push(`${untested.length} selected requirement(s) have no check: ${list(untested)}`);
+  if (unproven.length) parts.push(`${unproven.length} MUST requirement(s) not testable (strict): ${list(unproven)}`);
   if (stale.length) parts.push(`${stale.length} baseline entr${stale.length === 1 ? 'y is' : 'ies are'} stale (now passing): ${stale.map((r) => r.id).join(', ')}`);
   return { exitCode: 1, verdict: `does not conform: ${parts.join('; ')}` };
+}
+
+/** Whether this requirement makes the run fail (`decide`'s rule for one row; the reports list these). */
+export function failsRun(r: RequirementResult, strict: boolean): boolean {
+  if (r.baseline === 'stale') return true;
+  if (r.baseline === 'expected-failure') return false;
+  if (r.status === 'fail' || r.status === 'untested' || r.status === 'error') return true;
+  return strict && ((r.status === 'warn' && r.level === 'SHOULD') || (r.status === 'not-testable' && untestableMusts([r]).length > 0));
+}
+
+function list(rows: RequirementResult[]): string {
+  return `${rows.slice(0, 5).map((r) => r.id).join(', ')}${rows.length > 5 ? ', ...' : ''}`;
 }

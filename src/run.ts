@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
@@ -8,15 +8,17 @@ import { CATALOG } from './catalog/index.js';
 import type { Revision } from './catalog/types.js';
 import { McpSession } from './mcp-session.js';
 import { loadProfile, type Profile } from './profile.js';
+import { referenceLimitsInForce, resolveRunLimits, type LimitsOption } from './limits.js';
 import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
 import { QUICK_BUDGET, type PropertyBudget } from './property.js';
 import { aggregate, decide, type Consumption, type Results } from './results.js';
+import { conformanceSecrets, writeReports } from './reports/index.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
-import { detectRevisions } from './targets/detect-revisions.js';
+import { detectRevisionsWithEvidence } from './targets/detect-revisions.js';
 import { openRunSession } from './targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
 
@@ -40,6 +42,8 @@ export interface RunOptions {
   bootstrapBudget?: number;
   /** Time the whole run may spend waiting out 429s (`--wait-budget`, ms; default DEFAULT_WAIT_BUDGET_MS). */
   waitBudgetMs?: number;
+  /** Declared limits of the run's key's plan (`--limits`) and of `--other-key`'s (`--other-limits`), over the profile's. */
+  limits?: { key?: LimitsOption; other?: LimitsOption };
   profile: string;
   protocol: 'auto' | Revision;
   only: string[];
@@ -57,8 +61,8 @@ export interface RunOptions {
   mutant?: string;
   /** Extra suites to include (glob relative to the repo root); the default is every suite. */
   suites?: string[];
-  /** Writes report files; the hooks for JUnit/Markdown/HTML writers register here. */
-  writers?: ((results: Results, dir: string) => void)[];
+  /** Writes junit.xml, summary.md and report.html beside results.json (the CLI does; by default only results.json). */
+  writeReports?: boolean;
   /** The command line that reproduces this run, for replay hints (keys never included). */
   replayBase?: string;
 }
@@ -109,7 +113,13 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
 
 /** Runs the suites against one target and writes the reports. Throws TargetError when the target is unusable. */
 export async function runConformance(options: RunOptions): Promise<Results> {
-  const profile = loadProfile(options.profile, ROOT);
+  // A missing or malformed profile (e.g. its "limits") is bad usage: exit 2 with the reason, not a stack.
+  let profile: Profile;
+  try {
+    profile = loadProfile(options.profile, ROOT);
+  } catch (err) {
+    throw new TargetError((err as Error).message);
+  }
   const selected = selectRequirements(options.only, profile.kind);
   if (!CATALOG.some(selected)) throw new TargetError(`--only ${options.only.join(',')} selects no requirement`);
   const startedAt = new Date();
@@ -124,11 +134,20 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
+  // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
+  const harnessServer = owned || options.target === 'container';
+  const limits = resolveRunLimits({
+    profile: profile.limits, profileName: profile.name, ...(harnessServer && { inForce: referenceLimitsInForce(), inForceName: 'the configuration of the reference server the harness started (src/targets/conformance-config.ts)' }),
+    key: options.limits?.key, other: options.limits?.other, keyGiven: options.apiKey !== undefined, otherGiven: options.otherKey !== undefined,
+  });
+  if (limits) target.info.limits = limits;
   const broker = await startBroker({
     bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs,
   });
   target.info.broker = { url: broker.url, token: broker.token };
-  target.info.revisions = await detectRevisions(target.info);
+  const detected = await detectRevisionsWithEvidence(target.info);
+  target.info.revisions = detected.revisions;
+  if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   const session = await openRunSession(target.info);
   if (profile.derive) target.info.profile = await deriveFor(target.info);
   const records: CheckRecord[] = [];
@@ -145,7 +164,14 @@ export async function runConformance(options: RunOptions): Promise<Results> {
           for (const e of unhandled) suiteErrors.push(`unhandled: ${e.message}`);
           for (const m of modules) for (const t of m.children.allTests()) {
             const record = t.meta().conformance;
-            if (record) records.push(record);
+            if (!record) continue;
+            // Failed with no message: vitest ended the check (its time box) before the check judged anything.
+            const errors = t.result().errors ?? [];
+            if (record.status === 'fail' && record.message === undefined && errors.length > 0) {
+              record.status = 'error';
+              record.message = `harness error: ${errors.map((e) => e.message).join('; ')}`;
+            }
+            records.push(record);
           }
         },
       }],
@@ -191,11 +217,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     verdict,
     exitCode,
   };
-  const dir = resolve(options.reportDir);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  for (const write of options.writers ?? []) write(results, dir);
-  return results;
+  // The one door (src/reports/index.ts): every file, and what the CLI prints, comes from a copy scrubbed of the run's secrets.
+  return writeReports(results, resolve(options.reportDir), conformanceSecrets(options, target.info), !options.writeReports);
 }
 
 /** The derived profile's recipes from the target's tools/list (src/profile-derive.ts). */

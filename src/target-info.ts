@@ -1,4 +1,5 @@
 import type { Revision } from './catalog/types.js';
+import type { RunLimits } from './limits.js';
 import type { Profile } from './profile.js';
 import type { PropertyBudget } from './property.js';
 
@@ -33,10 +34,21 @@ export interface TargetInfo {
   stdio?: { command: string; args: string[]; env: Record<string, string> };
   /** `generic`: only protocol-level checks that hold for any Streamable HTTP MCP server. */
   profile: Profile;
+  /**
+   * The declared limits the rate-limit and plan-cap rows hold the target to, with the plan of each key the
+   * run holds (src/limits.ts); absent when nothing was declared.
+   */
+  limits?: RunLimits;
   /** `auto`, or the revision to test. */
   protocol: 'auto' | Revision;
   /** Revisions the target was found to speak (or the one given with --protocol). */
   revisions: Revision[];
+  /**
+   * Set when detection negotiated no revision it asked for in a way the protocol does not allow: what the
+   * probes were answered (a -32601 to `initialize`, a 5xx). A 2025 row's absence is then the service's
+   * failure, not a limit of the target (a modern-only server names its supported versions instead).
+   */
+  revisionRefusal?: string;
   /** Per-request deadline. */
   timeoutMs: number;
   seed: number;

@@ -2,8 +2,12 @@ import type { Revision } from './catalog/types.js';
 import type { PropertyRecord } from './property.js';
 import type { Exchange } from './wire/exchange.js';
 
-export type CheckStatus = 'pass' | 'fail' | 'not-testable';
-export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'untested';
+/**
+ * `error`: the harness itself broke while checking (a TypeError in a suite, a deadline of its own making):
+ * the run's error, never a verdict on the service.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'not-testable' | 'error';
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'untested' | 'error';
 
 /** What one check found: it starts as a failure and is earned. */
 export interface CheckRecord {
@@ -22,6 +26,8 @@ export interface CheckRecord {
   message?: string;
   /** Why a requirement could not be exercised on this target. */
   reason?: string;
+  /** Not testable because the rule does not concern this target (see NotTestable): --strict spares it. */
+  notApplicable?: boolean;
   /** Facts worth reporting that decide nothing (the description says "not shown"). */
   observations: string[];
   wire: Exchange[];
@@ -32,9 +38,13 @@ export interface CheckRecord {
   property?: PropertyRecord;
 }
 
-/** Thrown inside a check to end it as not testable, with the reason. */
+/**
+ * Thrown inside a check to end it as not testable, with the reason. `notApplicable`: the rule does not
+ * concern this target at all (a stdio rule on an HTTP target, session rules on a stateless server, a
+ * revision it does not speak), as opposed to a rule that concerns it but could not be exercised.
+ */
 export class NotTestable extends Error {
-  constructor(readonly reason: string) {
+  constructor(readonly reason: string, readonly notApplicable = false) {
     super(reason);
     this.name = 'NotTestable';
   }
@@ -46,4 +56,31 @@ export class CheckFailure extends Error {
     super(message);
     this.name = 'CheckFailure';
   }
+}
+
+const SERVICE_FAULT = Symbol.for('mcp-harness.service-fault');
+
+/**
+ * Tags an error the service caused without a check judging it (the connection refused or reset, no reply
+ * within --timeout): it ends the check as the service's failure, not as the harness's error.
+ */
+export function markServiceFault<E>(err: E): E {
+  if (err && typeof err === 'object') Object.defineProperty(err, SERVICE_FAULT, { value: true });
+  return err;
+}
+
+/**
+ * Whether an error thrown out of a check is a verdict on the service: a failed `verify`, a vitest assertion,
+ * a tagged service fault, a reply that does not parse (SyntaxError), or an error carrying expected/actual.
+ * Anything else (a TypeError, a ReferenceError, a bare Error of the harness's plumbing) is the harness's own
+ * error. A failed property is judged by the error of its failing run.
+ */
+export function isVerdict(err: unknown): boolean {
+  if (err instanceof CheckFailure || err instanceof NotTestable) return true;
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { name?: string; cause?: unknown; expected?: unknown; actual?: unknown; [SERVICE_FAULT]?: boolean };
+  if (e[SERVICE_FAULT]) return true;
+  if (e.name === 'PropertyFailure') return e.cause === undefined || isVerdict(e.cause);
+  if (e.name === 'AssertionError' || err instanceof SyntaxError) return true;
+  return e.expected !== undefined || e.actual !== undefined;
 }

@@ -20,7 +20,8 @@ function keyOf(c: CheckContext): Key {
   const key = c.target.apiKey;
   if (!key) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
   const cut = key.indexOf('_live_');
-  if (cut <= 0) c.notTestable('the target\'s key is not of the form <KEY_PREFIX>_live_<secret>, so its variants cannot be built');
+  // "The key has the form `<KEY_PREFIX>_live_<secret>`." A key of another form is the service's, and its failure.
+  c.verify(cut > 0, 'the target\'s key is not of the form <KEY_PREFIX>_live_<secret> (§Authentication 2), so its variants cannot be built', '<KEY_PREFIX>_live_<secret>', `a key of ${key.length} characters without "_live_"`);
   const secret = key.slice(cut + '_live_'.length);
   const half = Math.floor(key.length / 2);
   protect(c, key, secret, key.slice(0, half), key.slice(half));

@@ -59,7 +59,7 @@ describe('jsonrpc', () => {
       c.verify(res.status >= 400 && res.status < 500, `invalid JSON ${JSON.stringify(body)} gets an HTTP 4xx (not a 5xx, not a success)`, 400, brief(res));
       if (res.status !== 400) c.observe(`invalid JSON got HTTP ${res.status} (400 is usual)`);
       const msg = res.json;
-      c.verify(isObject(msg) && msg.error?.code === -32700, 'the body is a JSON-RPC error with code -32700', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, brief(res));
+      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'the body is a JSON-RPC error', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, brief(res));
       c.verify(idIsNull(msg), 'the id of a parse error is null', null, msg.id);
     }
   }, { generic: true });
@@ -80,7 +80,7 @@ describe('jsonrpc', () => {
       const res = replies[i]!;
       c.verify(res.status < 500 && res.status !== 202, `${body} gets an error reply (not a 5xx, not 202)`, '4xx or 200 with an error', brief(res));
       const msg = res.json;
-      c.verify(isObject(msg) && !('result' in msg) && msg.error?.code === -32600, `${body} gets a single JSON-RPC error with code -32600`, { jsonrpc: '2.0', id: ids[0], error: { code: -32600 } }, brief(res));
+      c.verify(isObject(msg) && !('result' in msg) && isObject(msg.error), `${body} gets a single JSON-RPC error`, { jsonrpc: '2.0', id: ids[0], error: { code: -32600 } }, brief(res));
       c.verify(idIsNull(msg) || ids.includes(msg.id), `the error's id is ${ids.map((x) => JSON.stringify(x)).join(' or ')}`, ids, msg.id);
     });
     c.observe(`HTTP statuses: ${replies.map((r) => r.status).join(', ')}`);
@@ -91,7 +91,7 @@ describe('jsonrpc', () => {
     const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id: 'nf-1' });
     const msg = final(res);
     c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', brief(res));
-    c.verify(isObject(msg) && msg.error?.code === -32601, 'an unknown method gets error code -32601', { id: 'nf-1', error: { code: -32601 } }, brief(res));
+    c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id: 'nf-1', error: { code: -32601 } }, brief(res));
     c.verify(msg.id === 'nf-1', 'the error carries the request id', 'nf-1', msg.id);
     c.observe(`unknown method: HTTP ${res.status}`);
   }, { generic: true });
@@ -103,8 +103,26 @@ describe('jsonrpc', () => {
       const res = await c.mcp.request('tools/call', params, { id: `ip-${i}` });
       const msg = final(res);
       c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', brief(res));
-      c.verify(isObject(msg) && msg.error?.code === -32602, `tools/call with ${label} gets -32602 (not -32603 or a result)`, { id: `ip-${i}`, error: { code: -32602 } }, brief(res));
+      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id: `ip-${i}`, error: { code: -32602 } }, brief(res));
+      c.verify(msg.error.code !== -32603, `tools/call with ${label} gets -32603 Internal error: the client's fault reported as the server's`, 'a client error code (-32602)', msg.error);
     }));
+  }, { generic: true });
+
+  // "The error codes from and including -32768 to -32000 are reserved for pre-defined errors." Each fault gets
+  // its defined code; the MUST rows above only demand an error, so a generic server's other code is a warning.
+  check('jsonrpc-standard-error-codes', 'each protocol fault gets its JSON-RPC code: -32700, -32600, -32601, -32602', async (c) => {
+    const probes: { label: string; code: number; send: () => Promise<WireResponse> }[] = [
+      { label: 'invalid JSON', code: -32700, send: () => raw(c, '{bad json}') },
+      { label: 'a request without "method"', code: -32600, send: () => raw(c, '{"jsonrpc":"2.0","id":"sc-1"}') },
+      { label: 'an unknown method', code: -32601, send: () => c.mcp.request(NO_SUCH_METHOD, {}, { id: 'sc-2' }) },
+      { label: 'tools/call without a name', code: -32602, send: () => c.mcp.request('tools/call', {}, { id: 'sc-3' }) },
+      { label: 'tools/call of an unknown tool', code: -32602, send: () => c.mcp.call('conformance.no-such-tool', {}) },
+    ];
+    const replies = await Promise.all(probes.map((p) => p.send()));
+    probes.forEach((p, i) => {
+      const msg = final(replies[i]!);
+      c.verify(isObject(msg) && msg.error?.code === p.code, `${p.label} gets error code ${msg?.error?.code ?? '(none)'}, not ${p.code}`, { error: { code: p.code } }, brief(replies[i]!));
+    });
   }, { generic: true });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
@@ -120,11 +138,15 @@ describe('jsonrpc', () => {
 
   // "Either the result member or error member MUST be included, but both members MUST NOT be included."
   check('jsonrpc-result-xor-error', 'every response has exactly one of result and error', async (c) => {
+    let seen = 0;
     for (const { label, res } of await sampleReplies(c)) {
       for (const msg of messages(res).filter((m) => isObject(m) && ('id' in m || 'result' in m || 'error' in m))) {
+        seen += 1;
         c.verify(('result' in msg) !== ('error' in msg), `${label}: the response has exactly one of result and error`, 'result xor error', msg);
       }
     }
+    // No response at all proves nothing: the requests sent were owed one each.
+    c.verify(seen > 0, 'the replies carry no JSON-RPC response to judge', '>= 1 response', seen);
   }, { generic: true });
 
   // "jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0"."
@@ -238,7 +260,7 @@ describe('jsonrpc', () => {
   // "if the server does not receive an `MCP-Protocol-Version` header ... the server SHOULD assume protocol version `2025-03-26`."
   check('jsonrpc-protocol-version-absent', 'a request without MCP-Protocol-Version is served (as 2025-03-26)', async (c) => {
     // A server that does not support 2025-03-26 refuses what it would have to assume.
-    if (!c.target.revisions.includes('2025-03-26')) c.notTestable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
+    if (!c.target.revisions.includes('2025-03-26')) c.notApplicable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
     const headers = headersWithoutVersion(c);
     const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: 'nv-1', method: 'tools/list' } });
     c.verify(res.status === 200 && isObject(final(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, brief(res));

@@ -65,7 +65,7 @@ async function openSession(c: CheckContext, announce = true): Promise<Session> {
   const res = await initialize(c, revision!);
   c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `initialize (${revision}) is answered with an InitializeResult`, 200, describeReply(res));
   const id = res.headers['mcp-session-id'];
-  if (id === undefined) c.notTestable(NOT_APPLICABLE);
+  if (id === undefined) c.notApplicable(NOT_APPLICABLE);
   const s: Session = { id: id!, revision: revision!, ended: false };
   if (announce) await post(c, s, { jsonrpc: '2.0', method: 'notifications/initialized' });
   return s;

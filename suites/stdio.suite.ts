@@ -36,7 +36,7 @@ interface Conversation {
 }
 
 function spec(c: CheckContext): NonNullable<TargetInfo['stdio']> {
-  if (c.target.kind !== 'stdio' || !c.target.stdio) c.notTestable(NOT_STDIO);
+  if (c.target.kind !== 'stdio' || !c.target.stdio) c.notApplicable(NOT_STDIO);
   return c.target.stdio;
 }
 

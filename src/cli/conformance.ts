@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REVISIONS, type Revision } from '../catalog/types.js';
-import { REPORT_FILES, REPORT_WRITERS } from '../reports/index.js';
+import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runConformance, type RunOptions } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
+import { parseLimitsOption, type LimitsOption } from '../limits.js';
 
 const USAGE = `Usage: npm run conformance -- [options]
 
@@ -23,6 +24,12 @@ Target
   --api-key <key>         a live key (or env MCP_API_KEY) instead of bootstrapping
   --other-key <key>       a live key of a second workspace (or env MCP_OTHER_KEY), for the isolation checks
   --revoked-key <key>     a revoked key (or env MCP_REVOKED_KEY), for the revocation check
+  --limits rate=<r>,burst=<b>,cap=<c>[,plan=<name>]
+                          the declared limits of the run's key's plan (--api-key's, else the bootstrap
+                          plan), over the profile's "limits": rate-limit-exists needs a 429 within
+                          1.5 x burst + rate x seconds + 10 requests, calls-plan-cap-exists a refusal by
+                          cap + a tenth + 2 blocks
+  --other-limits <same>   the declared limits of --other-key's plan, for rate-limit-plans-differ
   --mcp-url <url>         a full MCP endpoint URL: any Streamable HTTP MCP server (implies --profile generic)
   --header 'Name: value'  extra header on every MCP request (repeatable)
   --mailbox-url <url>     GET returns the mails your SMTP sink received (url target), for the claim-mail check
@@ -43,7 +50,8 @@ Budgets (a deployment is not ours: the run spends a bounded, declared amount of 
 
 Selection and verdict
   --only <id or prefix>   run only these requirements (repeatable, or comma-separated)
-  --strict                a failing SHOULD fails the run too
+  --strict                a failing SHOULD fails the run too, and so does a MUST whose checks were all
+                          not testable (a failing MAY or INFO never fails the run)
   --baseline <file>       JSON array of requirement ids expected to fail (or of { "id", "reason" } entries);
                           one that now passes fails the run (stale)
 
@@ -59,7 +67,8 @@ Properties (fast-check searches of the input space, shrunk to a minimal countere
   --timeout <ms>          per-request deadline (default 10000)
   -h, --help              this help
 
-Exit status: 0 no MUST fails, 1 a requirement fails, 2 bad usage or an unreachable target.`;
+Exit status: 0 conforms, 1 a requirement fails (or a selected one has no check), 2 bad usage, an unreachable
+target, or a check that broke inside the harness (no verdict on the service).`;
 
 function fail(message: string): never {
   return usageError(USAGE, message);
@@ -67,7 +76,7 @@ function fail(message: string): never {
 
 const { values } = parseCommandLine(USAGE, {
   target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
-  'other-key': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
+  'other-key': { type: 'string' }, limits: { type: 'string' }, 'other-limits': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
   'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
   profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
   strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
@@ -103,6 +112,19 @@ const bootstrapBudget = values['bootstrap-budget'] === undefined ? undefined : N
 if (bootstrapBudget !== undefined && (!Number.isInteger(bootstrapBudget) || bootstrapBudget < 0 || bootstrapBudget > 10_000)) fail(`--bootstrap-budget must be an integer from 0 to 10000 (got "${values['bootstrap-budget']}")`);
 const waitBudget = values['wait-budget'] === undefined ? undefined : Number(values['wait-budget']);
 if (waitBudget !== undefined && (!Number.isFinite(waitBudget) || waitBudget < 0 || waitBudget > 3600)) fail(`--wait-budget must be seconds from 0 to 3600 (got "${values['wait-budget']}")`);
+const limitsOption = (flag: 'limits' | 'other-limits'): LimitsOption | undefined => {
+  const value = values[flag];
+  if (value === undefined) return undefined;
+  try {
+    return parseLimitsOption(value, `--${flag}`);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+};
+const keyLimits = limitsOption('limits');
+const otherLimits = limitsOption('other-limits');
+// Without --other-key the other key is bootstrapped like the run's: its plan is the bootstrap plan.
+if (otherLimits && !(values['other-key'] ?? process.env.MCP_OTHER_KEY)) fail('--other-limits declares the plan of --other-key: give --other-key (or MCP_OTHER_KEY) too');
 let replay: PropertyBudget['replay'];
 if (values.replay !== undefined) {
   const m = /^([a-z0-9][a-z0-9.-]*):(\d+(?::\d+)*)$/.exec(values.replay);
@@ -139,6 +161,8 @@ if (values['base-url']) replayBase.push(`--base-url ${values['base-url']}`);
 if (values['mcp-url']) replayBase.push(`--mcp-url ${values['mcp-url']}`);
 if (values.profile) replayBase.push(`--profile ${values.profile}`);
 if (bootstrapBudget !== undefined) replayBase.push(`--bootstrap-budget ${bootstrapBudget}`);
+if (values.limits) replayBase.push(`--limits ${values.limits}`);
+if (values['other-limits']) replayBase.push(`--other-limits ${values['other-limits']}`);
 if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
 if (values.mutant) replayBase.push(`--mutant ${values.mutant}`);
 if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
@@ -155,6 +179,7 @@ const options: RunOptions = {
   profile: values.profile ?? defaultProfile(target, { baseUrl: values['base-url'], mcpUrl: values['mcp-url'] }),
   bootstrapBudget,
   waitBudgetMs: waitBudget === undefined ? undefined : waitBudget * 1000,
+  ...((keyLimits || otherLimits) && { limits: { key: keyLimits, other: otherLimits } }),
   protocol,
   only,
   strict: values.strict ?? false,
@@ -166,20 +191,22 @@ const options: RunOptions = {
   stdioCommand: values['stdio-command'],
   replayBase: replayBase.join(' '),
   property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
-  writers: REPORT_WRITERS,
+  writeReports: true,
 };
 
-console.error(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`);
+// Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
+const secrets = conformanceSecrets(options);
+console.error(scrubLine(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`, secrets));
 try {
   const results = await runConformance(options);
   const t = results.totals;
-  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested (${(results.durationMs / 1000).toFixed(1)} s)`);
+  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
   process.exit(results.exitCode);
 } catch (err) {
   if (err instanceof TargetError) {
-    console.error(`error: ${err.message}`);
+    console.error(scrubLine(`error: ${err.message}`, secrets));
     process.exit(2);
   }
   throw err;

@@ -5,6 +5,7 @@ import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revisio
 import type { TargetInfo } from '../target-info.js';
 
 interface Probe {
+  status: number;
   message: any;
   /** The session a stateful server opened for the probe, if any. */
   sessionId?: string;
@@ -36,7 +37,7 @@ async function probe(info: TargetInfo, revision: Revision, body: unknown): Promi
     } catch {
       message = undefined;
     }
-    return { message, ...(sessionId !== undefined && { sessionId }) };
+    return { status: res.statusCode, message, ...(sessionId !== undefined && { sessionId }) };
   } catch {
     return undefined;
   }
@@ -63,16 +64,35 @@ async function closeSession(info: TargetInfo, revision: Revision, sessionId: str
  * `--protocol <rev>` only that one is tested.
  */
 export async function detectRevisions(info: TargetInfo): Promise<Revision[]> {
-  if (info.protocol !== 'auto') return [info.protocol];
+  return (await detectRevisionsWithEvidence(info)).revisions;
+}
+
+/**
+ * Detection with the evidence a verdict needs: when no 2025-era revision was negotiated, whether the service
+ * refused as the protocol allows. MCP 2026-07-28 (LIF-13): "a modern-only server names its supported
+ * versions in any error it returns to `initialize`"; a 2025 server answers `initialize` with a revision it
+ * supports (version negotiation). Anything else (-32601, a 5xx, no reply) is the service's refusal.
+ */
+export async function detectRevisionsWithEvidence(info: TargetInfo): Promise<{ revisions: Revision[]; refusal?: string }> {
+  if (info.protocol !== 'auto') return { revisions: [info.protocol] };
   const spoken: Revision[] = [];
+  const answers: string[] = [];
+  let namesSupported = false;
   await Promise.all(LEGACY_REVISIONS.map(async (rev) => {
     const reply = await probe(info, rev, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: rev, capabilities: {}, clientInfo: CLIENT_INFO } });
     if (reply?.sessionId !== undefined) await closeSession(info, rev, reply.sessionId);
     if (reply?.message?.result?.protocolVersion === rev) spoken.push(rev);
+    const error = reply?.message?.error;
+    if (Array.isArray(error?.data?.supported) && error.data.supported.length > 0) namesSupported = true;
+    answers.push(`initialize ${rev}: ${!reply ? 'no reply' : error ? `HTTP ${reply.status}, JSON-RPC error ${error.code} ${JSON.stringify(String(error.message ?? '')).slice(0, 80)}` : typeof reply.message?.result?.protocolVersion === 'string' ? `negotiated ${reply.message.result.protocolVersion}` : `HTTP ${reply.status}, no JSON-RPC result`}`);
   }));
   const discover = await probe(info, MODERN, { jsonrpc: '2.0', id: 1, method: 'server/discover' });
   if (discover?.sessionId !== undefined) await closeSession(info, MODERN, discover.sessionId);
   const versions = discover?.message?.result?.supportedVersions;
   if (Array.isArray(versions) && versions.includes(MODERN)) spoken.push(MODERN);
-  return REVISIONS.filter((r) => spoken.includes(r));
+  const revisions = REVISIONS.filter((r) => spoken.includes(r));
+  const legacy = revisions.some((r) => r !== MODERN);
+  // A negotiated 2025 revision, or a modern-only server's refusal naming what it supports, is the protocol's way.
+  if (legacy || (revisions.includes(MODERN) && namesSupported)) return { revisions };
+  return { revisions, refusal: `no 2025 revision was negotiated and the refusal names no supported version (${answers.sort().join('; ')})` };
 }

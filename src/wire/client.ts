@@ -1,9 +1,10 @@
 import { request as undiciRequest } from 'undici';
 import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
-import { NotTestable } from '../verdict.js';
+import { markServiceFault, NotTestable } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
+import { refuseRedirect } from './redirect.js';
 import { createSseReader } from './sse-reader.js';
 
 export interface WireRequest {
@@ -108,6 +109,14 @@ export class WireClient {
       const headersAt = performance.now() - started;
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      // undici's request never follows a redirect (it has no redirect interceptor here); one that must be refused
+      // is the service's failure, recorded with the reply and thrown (src/wire/redirect.ts).
+      const refusal = refuseRedirect(method, url, res.statusCode, resHeaders.location, secrets);
+      if (refusal) {
+        await res.body.dump().catch(() => {});
+        record.response = { status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed: true, headersAt: round(headersAt), endAt: round(headersAt) };
+        throw refusal;
+      }
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
       let text = '';
       let closed = true;
@@ -139,7 +148,8 @@ export class WireClient {
     } catch (err) {
       countExchange(url, method, undefined, 0, {});
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
-      throw err;
+      // No reply, a reset, a deadline: the service's doing, judged as its failure (not the harness's error).
+      throw markServiceFault(err);
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
