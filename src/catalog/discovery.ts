@@ -26,7 +26,8 @@ export const discoveryRequirements: Requirement[] = [
   {
     id: 'discovery-llms-txt-h1',
     group: 'discovery',
-    level: 'MUST',
+    // llmstxt.org is a proposal the file is named after; the description asks only for a "Short discovery index".
+    level: 'SHOULD',
     source: `${LLMS_TXT} (spec-requirements DISC-02); ${FILES}`,
     text: 'A file following the spec contains the following sections as markdown, in the specific order: An H1 with the name of the project or site. This is the only required section.',
   },
@@ -70,7 +71,7 @@ export const discoveryRequirements: Requirement[] = [
     group: 'discovery',
     level: 'MUST',
     source: `${FILES}; §Endpoints 2`,
-    text: 'They include the current agent-first bootstrap flow. (`POST /api/agent/bootstrap` with `humanEmail`, `agentName`, `workspaceName`, `canvasName`; the reply\'s `apiKey` and `claimUrl`.)',
+    text: 'They include the current agent-first bootstrap flow. (Each names `POST /api/agent/bootstrap`; the guide and the complete context also give `humanEmail`, `agentName`, `workspaceName`, `canvasName` and the reply\'s `apiKey` and `claimUrl`; the short index may leave those to them.)',
   },
   {
     id: 'discovery-describes-connection',

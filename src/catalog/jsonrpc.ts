@@ -7,7 +7,7 @@ export const jsonrpcRequirements: Requirement[] = [
     group: 'jsonrpc',
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5, §5.1 (RPC-07); MCP 2025-11-25 basic/transports §Sending Messages 4 (an HTTP error status)',
-    text: '-32700 Parse error: Invalid JSON was received by the server. "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."',
+    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null." (Invalid JSON gets an error with a null id and an HTTP 4xx; the exact code is `jsonrpc-standard-error-codes`.)',
     generic: true,
   },
   {
@@ -15,15 +15,15 @@ export const jsonrpcRequirements: Requirement[] = [
     group: 'jsonrpc',
     level: 'MUST',
     source: 'JSON-RPC 2.0 §4, §5.1, §6 (RPC-04, RPC-08); MCP 2025-11-25 basic/index §Requests',
-    text: '-32600 Invalid Request: The JSON sent is not a valid Request object. MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null".',
+    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null". (A body that is not a valid Request gets an error, never a result; the exact code is `jsonrpc-standard-error-codes`.)',
     generic: true,
   },
   {
     id: 'jsonrpc-method-not-found',
     group: 'jsonrpc',
     level: 'MUST',
-    source: 'JSON-RPC 2.0 §5.1 (RPC-09)',
-    text: '-32601 Method not found: The method does not exist / is not available.',
+    source: 'JSON-RPC 2.0 §5, §5.1 (RPC-09)',
+    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." (A method that does not exist gets an error with the request id, never a result or a 5xx; the exact code is `jsonrpc-standard-error-codes`.)',
     generic: true,
   },
   {
@@ -31,7 +31,17 @@ export const jsonrpcRequirements: Requirement[] = [
     group: 'jsonrpc',
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5.1 (RPC-10, RPC-11); MCP 2025-11-25 server/tools §Error Handling (TOOL-07)',
-    text: '-32602 Invalid params: Invalid method parameter(s). MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (-32603 Internal error is not a client fault.)',
+    text: 'MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx, and never -32603 Internal error, which blames the server for the client\'s fault; the exact code -32602 is `jsonrpc-standard-error-codes`.)',
+    generic: true,
+  },
+  {
+    // The codes are defined, not demanded: JSON-RPC reserves them for these errors, and the description
+    // shows no codes. A generic server that answers another reserved code still answers with an error.
+    id: 'jsonrpc-standard-error-codes',
+    group: 'jsonrpc',
+    level: 'SHOULD',
+    source: 'JSON-RPC 2.0 §5.1 (RPC-07..RPC-10); MCP 2025-11-25 server/tools §Error Handling',
+    text: '"The error codes from and including -32768 to -32000 are reserved for pre-defined errors": -32700 Parse error (invalid JSON), -32600 Invalid Request, -32601 Method not found, -32602 Invalid params. MCP example protocol error for an unknown tool: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.',
     generic: true,
   },
   {
