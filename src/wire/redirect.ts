@@ -39,7 +39,9 @@ export function refuseRedirect(method: string, url: string, status: number, loca
   // A Location that does not parse points nowhere this side can judge: treated as leaving the origin.
   const crossOrigin = to === undefined ? location !== undefined : to.origin !== from.origin;
   const safe = method.toUpperCase() === 'GET' || method.toUpperCase() === 'HEAD';
-  if (safe && !crossOrigin) return undefined;
+  // A page for humans (the claim link) may send a browser to a sign-in host: not followed, not a failure.
+  // The API itself (the MCP endpoint, bootstrap) answers every method itself.
+  if (safe && (!crossOrigin || !from.pathname.startsWith('/api/'))) return undefined;
   const where = location === undefined ? 'without a Location' : `to ${redact(to?.href ?? location, secrets)}`;
   const kind = crossOrigin ? 'another origin' : 'the same origin';
   const shown = redact(location ?? '', secrets) || undefined;

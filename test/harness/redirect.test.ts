@@ -76,6 +76,8 @@ describe('refuseRedirect', () => {
 
   it('leaves a same-origin GET redirect, a 304 and other statuses to the check; hides keys in the Location', () => {
     expect(refuseRedirect('GET', url, 302, '/login')).toBeUndefined();
+    // A human's page (the claim link) may send the browser to a sign-in host: never followed, not a failure.
+    expect(refuseRedirect('GET', 'http://127.0.0.1:1/claim/abc', 302, 'https://accounts.example/login')).toBeUndefined();
     expect(refuseRedirect('POST', url, 304, 'http://127.0.0.1:2/')).toBeUndefined();
     expect(refuseRedirect('POST', url, 200, 'http://127.0.0.1:2/')).toBeUndefined();
     const leak = refuseRedirect('POST', url, 307, `http://127.0.0.1:2/?k=${KEY}`, [KEY])!;
