@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mutant } from '../../fixtures/mutants/index.js';
 import { REDIRECT_ORIGIN_ENV } from '../../fixtures/mutants/redirect.js';
+import type { Mutant } from '../../fixtures/mutants/mutant.js';
 import { ProbeClient } from '../../load/probe/client.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { CheckFailure } from '../../src/verdict.js';
@@ -191,7 +192,7 @@ describe('k6 scripts', () => {
 
 describe('conformance runs', () => {
   it('the redirect mutant fails origin-no-cross-origin-redirect and the SDK interop rows; nothing reaches the other origin', async () => {
-    const m = mutant('mcp-redirect-cross-origin') as ReturnType<typeof mutant> & { plants: RegExp };
+    const m = mutant('mcp-redirect-cross-origin') as Mutant;
     const run = await runConformanceChild(['--mutant', m.name, '--only', 'origin-,interop-', '--seed', '1'], 120_000, undefined, { [REDIRECT_ORIGIN_ENV]: recorder.origin });
     // First: the other origin saw nothing (the SDK's fetch would have followed the 307 there, with the body).
     expect(recorder.seen, 'requests that reached the other origin').toEqual([]);
