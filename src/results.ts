@@ -122,11 +122,13 @@ export function revisionMatrix(requirements: RequirementResult[]): RevisionMatri
 }
 
 /**
- * MUST rows that concern the target but that the run could not exercise at all: every check not testable,
- * not all of them for being not applicable (stdio rules on an HTTP target). The summary's first lines name them.
+ * MUST rows that concern the target but that the run could not exercise at all: no check passed, and not
+ * all of them for being not applicable (stdio rules on an HTTP target). The summary's first lines name them.
+ * (A row with a pass beside a not-testable check is not testable too, but it was exercised in part.)
  */
 export function untestableMusts(requirements: RequirementResult[]): RequirementResult[] {
-  return requirements.filter((r) => r.level === 'MUST' && r.status === 'not-testable' && r.checks.some((c) => c.status === 'not-testable' && !c.notApplicable));
+  return requirements.filter((r) => r.level === 'MUST' && r.status === 'not-testable'
+    && !r.checks.some((c) => c.status === 'pass') && r.checks.some((c) => c.status === 'not-testable' && !c.notApplicable));
 }
 
 /**

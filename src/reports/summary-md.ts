@@ -67,7 +67,9 @@ function notTestableLines(reqs: RequirementResult[]): string[] {
     const key = reasons.map((x) => mdText(truncate(x, 300))).join('; ');
     byReason.set(key, [...(byReason.get(key) ?? []), r]);
   }
-  return [...byReason].map(([reason, rs]) => `- ${rs.map((r) => `${mdCode(r.id)} (${r.level})`).join(', ')}: ${reason}`);
+  // A row with a passing check beside the not-testable ones was exercised in part: say so.
+  const part = (r: RequirementResult) => (r.checks.some((c) => c.status === 'pass') ? ', in part' : '');
+  return [...byReason].map(([reason, rs]) => `- ${rs.map((r) => `${mdCode(r.id)} (${r.level}${part(r)})`).join(', ')}: ${reason}`);
 }
 
 function matrixRow(r: RequirementResult): string {

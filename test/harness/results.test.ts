@@ -82,6 +82,10 @@ describe('run verdict', () => {
     const inapplicable = aggregate([{ ...rec([must.id], 'not-testable'), notApplicable: true }], (r) => r.id === must.id, new Set());
     expect(untestableMusts(inapplicable.requirements)).toEqual([]);
     expect(decide(inapplicable.requirements, true).exitCode).toBe(0);
+    // Exercised in part (one check passed): not testable as a row, yet not among the unexercised.
+    const partly = aggregate([rec([must.id], 'pass'), rec([must.id], 'not-testable')], (r) => r.id === must.id, new Set());
+    expect(partly.requirements[0]!.status).toBe('not-testable');
+    expect(untestableMusts(partly.requirements)).toEqual([]);
   });
 
   it('a check the harness broke on withholds the verdict: exit 2, never a pass or a fail of the service', () => {
