@@ -145,6 +145,15 @@ if (values.baseline) {
   }
 }
 if (values.mutant && target !== 'embedded') fail('--mutant works with the embedded target only');
+if (values.mutant) {
+  // An unknown name is bad input (exit 2 with the known names), not a stack trace.
+  const { mutant } = await import('../../fixtures/mutants/index.js');
+  try {
+    mutant(values.mutant);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
 if (values['stdio-command'] !== undefined) {
   if (target !== 'stdio') fail('--stdio-command needs --target stdio');
   try {

@@ -15,6 +15,7 @@ describe('conformance command: bad input is a clear error with exit 2', () => {
     [['--header', 'no colon'], /--header/],
     [['--baseline', '/nonexistent/baseline.json'], /--baseline/],
     [['--mutant', 'x', '--target', 'url', '--base-url', 'http://127.0.0.1:1'], /embedded target only/],
+    [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; known: /],
     [['--target', 'url', '--base-url', 'http://127.0.0.1:1'], /cannot reach/],
   ])('%j', async (args, message) => {
     const run = await runCli(args, 30_000);
