@@ -68,7 +68,7 @@ describe('report.html renders in headless Chromium', () => {
     expect(dom).toContain('2 of 2 requirements shown');
     const failure = /<article class="failure" id="req-version-other-paths-404"[\s\S]*?<\/article>/.exec(dom)?.[0];
     expect(failure, 'the failure card').toBeDefined();
-    expect(failure).toMatch(/<h5>expected<\/h5><pre>404<\/pre>/);
+    expect(failure).toMatch(/<h5>expected<\/h5><pre>[^<]*404 or 410[^<]*<\/pre>/);
     expect(failure).toMatch(/<h5>actual<\/h5><pre>200<\/pre>/);
     expect(failure).toMatch(/Wire log: \d+ exchanges?/);
     expect(failure).toMatch(/<span class="method">POST<\/span> <span class="url">http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/v2<\/span>/);
