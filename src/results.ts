@@ -141,13 +141,14 @@ export function decide(requirements: RequirementResult[], strict: boolean): { ex
   if (errors.length > 0) {
     return { exitCode: 2, verdict: `harness error: ${errors.length} requirement(s) could not be judged because the harness itself failed (${list(errors)}); no verdict on the service` };
   }
-  const outsideBaseline = (r: RequirementResult) => r.baseline !== 'expected-failure';
-  const failing = requirements.filter((r) => (r.status === 'fail' || (strict && r.status === 'warn' && r.level === 'SHOULD')) && outsideBaseline(r));
-  const untested = requirements.filter((r) => r.status === 'untested' && outsideBaseline(r));
-  const unproven = strict ? untestableMusts(requirements).filter(outsideBaseline) : [];
-  const stale = requirements.filter((r) => r.baseline === 'stale');
+  // One rule per row (failsRun, which the reports use too); the verdict names the rows by why they fail.
+  const failingRows = requirements.filter((r) => failsRun(r, strict));
+  const failing = failingRows.filter((r) => r.status === 'fail' || r.status === 'warn');
+  const untested = failingRows.filter((r) => r.status === 'untested');
+  const unproven = failingRows.filter((r) => r.status === 'not-testable' && untestableMusts([r]).length > 0);
+  const stale = failingRows.filter((r) => r.baseline === 'stale');
   const expected = requirements.filter((r) => r.baseline === 'expected-failure').length;
-  if (failing.length === 0 && untested.length === 0 && unproven.length === 0 && stale.length === 0) {
+  if (failingRows.length === 0) {
     return { exitCode: 0, verdict: 'conforms: no MUST requirement fails' + (strict ? ', no SHOULD fails and every MUST was exercised (strict)' : '') + (expected ? ` outside the baseline (${expected} expected failure${expected === 1 ? '' : 's'})` : '') };
   }
   const parts: string[] = [];
