@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian machine (run as root): system packages,
-# npm dependencies (better-sqlite3 is compiled here), wrk, the pinned k6, the container runtime and its local base image.
+# npm dependencies (better-sqlite3 is compiled here), wrk, the pinned k6, the interop matrix's Python and Go clients, the container runtime and its local base image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +19,5 @@ npm ci --no-audit --no-fund
 bash scripts/setup-browser.sh
 bash scripts/setup-containers.sh
 bash scripts/install-k6.sh >/dev/null
+bash scripts/setup-interop.sh
 bash scripts/build-base-image.sh

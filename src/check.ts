@@ -7,7 +7,7 @@ import type { TargetInfo } from './target-info.js';
 import { McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { primaryRevision } from './revision-wire.js';
-import { CheckFailure, isVerdict, NotTestable, type CheckRecord } from './verdict.js';
+import { CheckFailure, isVerdict, NotTestable, type CheckRecord, type InteropTag } from './verdict.js';
 import { WireClient } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
@@ -53,6 +53,8 @@ export interface CheckContext {
    * The predicate uses `verify` or returns false; a failure is shrunk and reported with seed and path.
    */
   property<T>(spec: PropertySpec<T>): Promise<void>;
+  /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
+  tagClient(tag: InteropTag): void;
 }
 
 export interface CheckOptions {
@@ -146,6 +148,9 @@ function register(
       },
       addSecret(secret) {
         extraSecrets.push(secret);
+      },
+      tagClient(tag) {
+        record.interop = tag;
       },
       async property(spec) {
         if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);

@@ -121,6 +121,30 @@ export function revisionMatrix(requirements: RequirementResult[]): RevisionMatri
   return { revisions, rows };
 }
 
+/** The interop matrix: per SDK client, its status at each step, and the revision it negotiated over HTTP. */
+export interface ClientMatrix {
+  steps: string[];
+  rows: { client: string; sdk: string; revision?: string; cells: Record<string, RevisionCell> }[];
+}
+
+/** From the interop rows (`interop-<client>-<step>`, tagged with the client): one line per client run. */
+export function clientMatrix(requirements: RequirementResult[]): ClientMatrix {
+  const tagged = requirements.filter((r) => r.checks.some((c) => c.interop));
+  const steps: string[] = [];
+  const rows = new Map<string, ClientMatrix['rows'][number]>();
+  for (const r of tagged) {
+    const tag = r.checks.find((c) => c.interop)!.interop!;
+    const step = r.id.slice(`interop-${tag.client}-`.length);
+    if (!steps.includes(step)) steps.push(step);
+    const row = rows.get(tag.client) ?? { client: tag.client, sdk: tag.sdk, cells: {} };
+    if (tag.mode === 'http' && tag.revision) row.revision = tag.revision;
+    row.cells[step] = r.checks.every((c) => c.status === 'not-testable' && c.notApplicable) ? 'not-applicable' : r.status;
+    rows.set(tag.client, row);
+  }
+  for (const row of rows.values()) for (const step of steps) row.cells[step] ??= 'not-run';
+  return { steps, rows: [...rows.values()] };
+}
+
 /**
  * MUST rows that concern the target but that the run could not exercise at all: no check passed, and not
  * all of them for being not applicable (stdio rules on an HTTP target). The summary's first lines name them.

@@ -21,6 +21,7 @@ import { prepareUrl } from './targets/url.js';
 import { detectRevisionsWithEvidence } from './targets/detect-revisions.js';
 import { openRunSession } from './targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
+import type { ClientId } from './interop/clients.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -57,6 +58,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** Stdio target: the command speaking MCP over stdio (default: the repo's own proxy). */
   stdioCommand?: string;
+  /** The SDK clients of the interop matrix (`--clients`); absent: all. Rows of the others are not selected. */
+  clients?: ClientId[];
   /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
   mutant?: string;
   /** Extra suites to include (glob relative to the repo root); the default is every suite. */
@@ -83,9 +86,10 @@ export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: s
 }
 
 /** Ids selected by --only (exact ids or prefixes); empty selects all. */
-export function selectRequirements(only: string[], profileKind: 'service' | 'generic') {
+export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {
   return (r: (typeof CATALOG)[number]) =>
-    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)));
+    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)))
+    && (!r.client || !clients || clients.includes(r.client));
 }
 
 async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget> {
@@ -120,8 +124,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   } catch (err) {
     throw new TargetError((err as Error).message);
   }
-  const selected = selectRequirements(options.only, profile.kind);
-  if (!CATALOG.some(selected)) throw new TargetError(`--only ${options.only.join(',')} selects no requirement`);
+  const selected = selectRequirements(options.only, profile.kind, options.clients);
+  if (!CATALOG.some(selected)) throw new TargetError(`${[options.only.length > 0 && `--only ${options.only.join(',')}`, options.clients && `--clients ${options.clients.join(',')}`].filter(Boolean).join(' with ')} selects no requirement`);
   const startedAt = new Date();
   const started = performance.now();
   // Deployments get a bounded budget; the embedded target is ours and its limits are set for the suites.
@@ -141,6 +145,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     key: options.limits?.key, other: options.limits?.other, keyGiven: options.apiKey !== undefined, otherGiven: options.otherKey !== undefined,
   });
   if (limits) target.info.limits = limits;
+  if (options.clients) target.info.interopClients = options.clients;
   const broker = await startBroker({
     bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs,
   });

@@ -1,4 +1,5 @@
 import type { Revision } from './catalog/types.js';
+import type { ClientId } from './interop/clients.js';
 import type { RunLimits } from './limits.js';
 import type { Profile } from './profile.js';
 import type { PropertyBudget } from './property.js';
@@ -30,6 +31,8 @@ export interface TargetInfo {
   canBootstrap: boolean;
   /** `GET` returns the mails the harness's own SMTP sink received, when it runs one the target mails to. */
   mailboxUrl?: string;
+  /** The SDK clients of the interop matrix to run (`--clients`); absent: all of them. */
+  interopClients?: ClientId[];
   /** The stdio proxy command, for the stdio target. */
   stdio?: { command: string; args: string[]; env: Record<string, string> };
   /** `generic`: only protocol-level checks that hold for any Streamable HTTP MCP server. */

@@ -36,6 +36,16 @@ export interface CheckRecord {
   replay?: string;
   /** Property checks: the search (seed, runs, time) and, on failure, the shrunk counterexample and its path. */
   property?: PropertyRecord;
+  /** Interop matrix checks: the SDK client judged, over which transport, and the revision it negotiated. */
+  interop?: InteropTag;
+}
+
+export interface InteropTag {
+  client: string;
+  sdk: string;
+  mode: 'http' | 'stdio';
+  /** The revision the client negotiated (absent when it never connected). */
+  revision?: string;
 }
 
 /**

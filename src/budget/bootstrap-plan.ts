@@ -32,6 +32,9 @@ export const SHARES: Share[] = [
   { purpose: 'plan-cap', wants: 1, tier: 1 },
   ...Object.keys(PROBE_BODIES).map((check): Share => ({ purpose: `probe:${check}`, wants: 1, tier: 1 })),
   { purpose: 'published-filter', wants: 1, tier: 2 },
+  // The interop matrix's workspace: eight SDK clients' calls and blocks in a rate bucket of their own
+  // (without it they use the run's key, and their burst is waited out like any other 429).
+  { purpose: 'interop-matrix', wants: 1, tier: 2 },
   { purpose: 'property:bootstrap-valid-bodies', wants: 2, tier: 2 },
   { purpose: 'property:bootstrap-spoiled-bodies', wants: 3, tier: 2 },
   ...Object.entries(PROBE_BODIES).map(([check, n]): Share => ({ purpose: `probe-more:${check}`, wants: n - 1, tier: 2 })),

@@ -11,13 +11,14 @@ import { discoveryRequirements } from './discovery.js';
 import { versioningRequirements } from './versioning.js';
 import { rateLimitRequirements } from './rate-limit.js';
 import { interopRequirements } from './interop.js';
+import { interopMatrixRequirements } from './interop-matrix.js';
 import { stdioRequirements } from './stdio.js';
 import { modelRequirements } from './model.js';
 import { originRequirements } from './origin.js';
 
 /** The one catalog: every rule the harness checks, one file per requirement group. */
 export const CATALOG: Requirement[] = [
-  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, sessionRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, rateLimitRequirements, interopRequirements, stdioRequirements, modelRequirements, originRequirements,
+  bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, sessionRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, rateLimitRequirements, interopRequirements, interopMatrixRequirements, stdioRequirements, modelRequirements, originRequirements,
 ].flat();
 
 export const byId = new Map(CATALOG.map((r) => [r.id, r]));

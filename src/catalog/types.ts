@@ -18,6 +18,8 @@ export interface Requirement {
   text: string;
   /** Revisions it applies to; absent = all. */
   revisions?: Revision[];
+  /** The SDK client a row of the interop matrix is about (src/interop/clients.ts). */
+  client?: string;
   /** True for rules that hold for any Streamable HTTP MCP server (the generic profile), not just this service. */
   generic?: boolean;
 }

@@ -9,6 +9,7 @@ import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from './command-line.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
+import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 
 const USAGE = `Usage: npm run conformance -- [options]
 
@@ -37,6 +38,9 @@ Target
                           only what the spec names plus what tools/list declares; reference for the
                           embedded and container targets; generic for --mcp-url)
   --protocol auto|<rev>   protocol revision to test (default auto); one of ${REVISIONS.join(', ')}
+  --clients <ids>         the SDK clients of the interop matrix, comma-separated (default all:
+                          ${CLIENT_IDS.join(',')}); each runs as its own program, over HTTP and through
+                          the stdio proxy; one whose runtime is missing is not testable, with its install command
   --stdio-command '<cmd>' the stdio target's command line (default: the repository's proxy,
                           ${DEFAULT_STDIO_COMMAND}); it gets
                           CANVAS_MCP_URL and CANVAS_API_KEY in its environment, never as arguments
@@ -81,7 +85,7 @@ const { values } = parseCommandLine(USAGE, {
   profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
   strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
   timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
-  runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
+  clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
 });
 
 const target = (values.target ?? (values['base-url'] || values['mcp-url'] ? 'url' : 'embedded')) as RunOptions['target'];
@@ -144,6 +148,12 @@ if (values.baseline) {
     fail(`--baseline ${values.baseline}: ${(err as Error).message}`);
   }
 }
+let clients: ClientId[] | undefined;
+if (values.clients !== undefined) {
+  const parsed = parseClients(values.clients);
+  if (typeof parsed === 'string') fail(parsed);
+  clients = parsed;
+}
 if (values.mutant && target !== 'embedded') fail('--mutant works with the embedded target only');
 if (values.mutant) {
   // An unknown name is bad input (exit 2 with the known names), not a stack trace.
@@ -174,6 +184,7 @@ if (values.limits) replayBase.push(`--limits ${values.limits}`);
 if (values['other-limits']) replayBase.push(`--other-limits ${values['other-limits']}`);
 if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
 if (values.mutant) replayBase.push(`--mutant ${values.mutant}`);
+if (clients) replayBase.push(`--clients ${clients.join(',')}`);
 if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
 
 const options: RunOptions = {
@@ -198,6 +209,7 @@ const options: RunOptions = {
   timeoutMs,
   mutant: values.mutant,
   stdioCommand: values['stdio-command'],
+  ...(clients && { clients }),
   replayBase: replayBase.join(' '),
   property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
   writeReports: true,

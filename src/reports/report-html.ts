@@ -1,4 +1,4 @@
-import { revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import { htmlEscape } from '../report-kit/escape.js';
 import { truncate } from '../report-kit/text.js';
 import type { CheckRecord } from '../verdict.js';
@@ -154,6 +154,24 @@ ${rows}
 </section>`;
 }
 
+/** The interop matrix, client x step (each cell links to its row), with the revision each client negotiated. */
+function clientSection(reqs: RequirementResult[]): string {
+  const m = clientMatrix(reqs);
+  if (m.rows.length === 0) return '';
+  const cellHtml = (v: RevisionCell) => (v === 'not-applicable' || v === 'not-run' ? `<span class="muted">${h(CELL_LABEL[v])}</span>` : badge(v));
+  const rows = m.rows.map((row) => `<tr><td>${h(row.sdk)}</td><td>${h(row.revision ?? '—')}</td>${m.steps.map((step) => `<td><a href="#${anchor('m', `interop-${row.client}-${step}`)}">${cellHtml(row.cells[step]!)}</a></td>`).join('')}</tr>`).join('\n');
+  return `<section id="clients">
+<h2>SDK clients (${m.rows.length})</h2>
+<p class="muted">Each official SDK client ran as its own program, configured as an <code>mcpServers</code> entry (URL plus Authorization header), and through the stdio proxy. —: does not apply to this target.</p>
+<table class="revisions">
+<thead><tr><th>Client</th><th>Revision (HTTP)</th>${m.steps.map((step) => `<th>${h(step)}</th>`).join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
+}
+
 const CSS = `
 :root { --fg:#1d232a; --muted:#5d6873; --bg:#fff; --line:#d8dee4; --soft:#f5f7f9; --pass:#1a7f37; --fail:#c62828; --warn:#9a6700; --nt:#4a5b8c; --un:#6e7781; }
 * { box-sizing: border-box; }
@@ -289,6 +307,7 @@ ${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" a
 ${shownFailures.length ? shownFailures.map((r) => failureHtml(r, results)).join('\n') : '<p>No requirement fails or warns.</p>'}
 </section>
 ${revisionSection(reqs)}
+${clientSection(reqs)}
 <section id="matrix">
 <h2>Requirement matrix (${reqs.length})</h2>
 <table class="matrix">

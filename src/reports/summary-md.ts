@@ -1,4 +1,4 @@
-import { revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import { mdBlock, mdCell as cell, mdCode, mdText } from '../report-kit/markdown.js';
 import { truncate } from '../report-kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
@@ -89,6 +89,16 @@ function revisionRows(reqs: RequirementResult[]): { header: string; rows: string
   return {
     header: `| Requirement | ${m.revisions.join(' | ')} |\n|---|${m.revisions.map(() => '---').join('|')}|`,
     rows: m.rows.map((row) => `| ${cell(mdCode(row.id))} | ${m.revisions.map((rev) => CELL_LABEL[row.cells[rev]!]).join(' | ')} |`),
+  };
+}
+
+/** The interop matrix, client x step, with the revision each client negotiated over HTTP. */
+function clientRows(reqs: RequirementResult[]): { header: string; rows: string[] } | undefined {
+  const m = clientMatrix(reqs);
+  if (m.rows.length === 0) return undefined;
+  return {
+    header: `| Client | Revision | ${m.steps.join(' | ')} |\n|---|---|${m.steps.map(() => '---').join('|')}|`,
+    rows: m.rows.map((row) => `| ${cell(mdText(row.sdk))} | ${row.revision ?? '—'} | ${m.steps.map((step) => CELL_LABEL[row.cells[step]!]).join(' | ')} |`),
   };
 }
 
@@ -217,6 +227,12 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   if (byRevision) {
     b.add(`\n### By protocol revision (${byRevision.rows.length})\n\nRequirements that depend on the revision ran once per revision the target speaks, each with that revision's headers (—: does not apply to the revision; n/t: not testable).\n\n${byRevision.header}`, false);
     for (const row of byRevision.rows) b.add(row);
+  }
+
+  const byClient = clientRows(reqs);
+  if (byClient) {
+    b.add(`\n### SDK clients (${byClient.rows.length})\n\nEach official SDK client ran as its own program, configured as an \`mcpServers\` entry (URL plus Authorization header), and through the stdio proxy; rows \`interop-<client>-<step>\` (—: does not apply to this target; n/t: not testable, e.g. its runtime is missing).\n\n${byClient.header}`, false);
+    for (const row of byClient.rows) b.add(row);
   }
 
   const matrixOpened = b.add([

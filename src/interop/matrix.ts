@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { CheckContext } from '../check.js';
+import { bootstrapWorkspace } from '../fresh-workspace.js';
+import { McpSession } from '../mcp-session.js';
+import { fill, type CallRecipe } from '../profile.js';
+import { addSpent } from '../budget/tally.js';
+import { DEFAULT_STDIO_COMMAND, splitCommandLine } from '../targets/stdio.js';
+import type { Exchange } from '../wire/exchange.js';
+import { CLIENT_IDS, CLIENTS, type ClientId } from './clients.js';
+import { bundled } from './bundle.js';
+import { startRecordingProxy } from './recording-proxy.js';
+import { runClient, type ClientRun } from './run-client.js';
+
+/**
+ * The interop matrix: every selected SDK client, over HTTP and through the stdio proxy, runs the same script
+ * (src/interop/clients/README.md) side by side, once per run; the matrix rows judge what each printed. Its
+ * requests go to a workspace of its own when the run may bootstrap one (its blocks, and its rate bucket, are
+ * nobody else's), each client through a recording proxy of its own (its wire log).
+ */
+
+export type Mode = 'http' | 'stdio';
+
+export interface PlannedCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  streaming: boolean;
+  expectError?: boolean;
+}
+
+export interface Cell {
+  client: ClientId;
+  mode: Mode;
+  /** The command that installs the client's runtime. */
+  install: string;
+  /** Why the cell did not run: the client's runtime is missing (with the install command), or the mode does not apply. */
+  notRun?: { reason: string; notApplicable?: boolean };
+  run?: ClientRun;
+  wire: Exchange[];
+  requests: number;
+}
+
+export interface Matrix {
+  calls: PlannedCall[];
+  /** Why a streaming tool of the service has no call in the plan (a profile gap, a failed setup). */
+  gaps: string[];
+  badKey: 'revoked' | 'wrong' | 'none';
+  cells: Cell[];
+  notes: string[];
+  wallMs: number;
+}
+
+const modeOf = (c: CheckContext) => (c.target.kind === 'stdio' && c.target.stdio ? 'the target\'s stdio command' : c.target.kind === 'embedded' ? 'the repository\'s stdio proxy, pointed at the embedded server' : undefined);
+
+/** The plan's calls: each streaming recipe (filled after the profile's setup), then one non-streaming call. */
+async function plan(c: CheckContext, key: string | undefined, notes: string[]): Promise<{ calls: PlannedCall[]; gaps: string[] }> {
+  const profile = c.target.profile;
+  const gaps = Object.entries(profile.gaps ?? {}).map(([name, why]) => `${name}: ${why}`);
+  const recipes = Object.values(profile.streaming);
+  let vars: Record<string, unknown> = {};
+  if (recipes.some((r) => JSON.stringify(r.arguments).includes('{{'))) {
+    try {
+      vars = await new McpSession(c.http, { ...c.target, ...(key && { apiKey: key }) }).setup();
+    } catch (err) {
+      notes.push(`the profile's setup calls failed (${(err as Error).message}): recipes needing their ids are left out`);
+    }
+  }
+  const calls: PlannedCall[] = [];
+  for (const r of recipes) {
+    const args = fill(r.arguments, vars) as Record<string, unknown>;
+    if (JSON.stringify(args).includes('{{')) {
+      gaps.push(`${r.tool}: its recipe needs ids the setup did not capture`);
+      continue;
+    }
+    calls.push({ tool: r.tool, arguments: args, streaming: true, ...(r.expectError && { expectError: true }) });
+  }
+  const plain: CallRecipe | undefined = profile.calls.listBlocks;
+  if (plain) calls.push({ tool: plain.tool, arguments: fill(plain.arguments, vars) as Record<string, unknown>, streaming: false });
+  return { calls, gaps };
+}
+
+/** The stdio command's environment without its key: the client puts the key it is testing there itself. */
+function withoutKey(env: Record<string, string> = {}): Record<string, string> {
+  const { CANVAS_API_KEY: _key, ...rest } = env;
+  return rest;
+}
+
+async function runCell(c: CheckContext, cell: Cell, env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
+  const client = CLIENTS[cell.client];
+  const proxy = await startRecordingProxy(c.target.mcpUrl, secrets);
+  try {
+    const modeEnv: Record<string, string> = cell.mode === 'http'
+      ? { INTEROP_MODE: 'http', INTEROP_URL: proxy.endpoint, INTEROP_HEADERS: JSON.stringify(c.target.headers) }
+      : {
+          INTEROP_MODE: 'stdio',
+          INTEROP_STDIO: JSON.stringify({
+            command: stdioCommand![0], args: stdioCommand!.slice(1),
+            // The proxy forwards to the recording proxy, so its HTTP side is in the wire log too.
+            env: { ...withoutKey(c.target.stdio?.env), CANVAS_MCP_URL: proxy.endpoint }, keyEnv: 'CANVAS_API_KEY',
+          }),
+        };
+    // The bad-key row is judged over HTTP: over stdio it would start a second proxy for an observation.
+    const { INTEROP_BAD_KEY: _bad, ...shared } = env;
+    cell.run = await runClient(client, { ...(cell.mode === 'http' ? env : shared), ...modeEnv }, c.target.timeoutMs, secrets);
+  } finally {
+    await proxy.close();
+    cell.wire = proxy.log;
+    cell.requests = proxy.counts.requests;
+  }
+}
+
+/**
+ * The stdio command the clients spawn: the target's (--target stdio); on the embedded target, the repository's
+ * proxy, bundled (the default command, `node --import tsx`, costs a second of CPU per start).
+ */
+async function stdioCommandFor(c: CheckContext): Promise<string[] | undefined> {
+  const own = (cmd: string[]) => cmd.join(' ') === [process.execPath, ...splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1)].join(' ');
+  const proxy = async () => [process.execPath, await bundled('fixtures/reference-server/stdio-proxy/main.ts', 'stdio-proxy')];
+  if (c.target.stdio) {
+    const cmd = [c.target.stdio.command, ...c.target.stdio.args];
+    return own(cmd) ? proxy() : cmd;
+  }
+  return c.target.kind === 'embedded' ? proxy() : undefined;
+}
+
+/** Runs the matrix (every cell side by side). */
+export async function runMatrix(c: CheckContext, selected: readonly ClientId[] = CLIENT_IDS): Promise<Matrix> {
+  const started = performance.now();
+  const notes: string[] = [];
+  const extra: string[] = [];
+  const secrets = () => [c.target.apiKey, c.target.otherKey, c.target.revokedKey, c.target.admin?.token, c.target.sessionId, ...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
+  // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
+  let key = c.target.apiKey;
+  if (c.target.canBootstrap && c.target.profile.kind === 'service') {
+    const fresh = await bootstrapWorkspace(c.target, extra, 'interop-matrix');
+    c.http.log.push(...fresh.exchanges);
+    if (fresh.key) key = fresh.key;
+    notes.push(fresh.key ? 'the clients used a workspace bootstrapped for the matrix' : `the clients used the run's key (${fresh.note})`);
+  }
+  const { calls, gaps } = await plan(c, key, notes);
+  const wrong = `${c.target.keyPrefix ?? 'canvas'}_live_${randomBytes(18).toString('base64url')}`;
+  extra.push(wrong);
+  const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
+  const env: Record<string, string> = {
+    INTEROP_REVISION: c.target.protocol === 'auto' ? 'default' : c.target.protocol,
+    INTEROP_PLAN: JSON.stringify({ calls: calls.map(({ tool, arguments: a, streaming }) => ({ tool, arguments: a, streaming })), timeoutMs: c.target.timeoutMs }),
+    ...(key && { MCP_API_KEY: key }),
+    ...(badKey !== 'none' && { INTEROP_BAD_KEY: c.target.revokedKey ?? wrong }),
+  };
+  const stdioWhere = modeOf(c);
+  const stdioCommand = await stdioCommandFor(c);
+  const cells: Cell[] = [];
+  for (const id of selected) {
+    for (const mode of ['http', 'stdio'] as const) {
+      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, wire: [], requests: 0 };
+      const missing = CLIENTS[id].missing();
+      if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
+      else if (mode === 'stdio' && !stdioCommand) cell.notRun = { reason: 'the stdio proxy runs with --target stdio (or on the embedded target, the repository\'s proxy)', notApplicable: true };
+      cells.push(cell);
+    }
+  }
+  await Promise.all(cells.filter((cell) => !cell.notRun).map((cell) => runCell(c, cell, env, secrets, stdioCommand)));
+  notes.push(`matrix wall time ${((performance.now() - started) / 1000).toFixed(1)} s; per client: ${cells.filter((x) => x.run).map((x) => `${x.client}/${x.mode} ${(x.run!.durationMs / 1000).toFixed(1)} s`).join(', ')}`);
+  if (stdioWhere && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdioWhere}`);
+  // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
+  const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
+  addSpent({ blocksCreated: created });
+  return { calls, gaps, badKey, cells, notes, wallMs: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,148 @@
+import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
+import { addSpent } from '../budget/tally.js';
+import { LOGGED_BODY_LIMIT } from '../wire/client.js';
+import type { Exchange, SseEvent } from '../wire/exchange.js';
+import { redact, redactHeaders } from '../wire/redact.js';
+import { createSseReader } from '../wire/sse-reader.js';
+
+/**
+ * A loopback forwarder between one SDK client (a child process) and the target, recording every exchange the
+ * client makes, so a failing matrix row carries its wire log like any other check. It is as transparent as a
+ * forwarder can be: the response's status, headers and body chunks go back as they arrive (an event split
+ * across chunks stays split), nothing is followed (a redirect goes back to the client, which refuses it or
+ * not: that is what the row judges). Only the rate budget is the harness's business: a 429 is waited out
+ * within the run's wait budget and the request sent again (it was not processed), so a client run side by
+ * side with seven others is not failed for a burst of the harness's own making.
+ */
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
+
+export interface RecordingProxy {
+  /** The target's endpoint as reached through the proxy (same path and query). */
+  endpoint: string;
+  /** Every exchange, in order of sending (keys redacted). */
+  log: Exchange[];
+  /** Requests sent to the target (retries after a 429 included) and 429s waited out. */
+  counts: { requests: number; rateLimited: number };
+  close(): Promise<void>;
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const clip = (text: string) => (text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`);
+
+function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Starts a proxy for `mcpUrl` on 127.0.0.1; `secrets` are redacted from every record. */
+export async function startRecordingProxy(mcpUrl: string, secrets: () => readonly string[]): Promise<RecordingProxy> {
+  const upstream = new URL(mcpUrl);
+  const log: Exchange[] = [];
+  const counts = { requests: 0, rateLimited: 0 };
+  const open = new Set<ServerResponse>();
+
+  const send = (method: string, path: string, headers: Record<string, string>, body: Buffer) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const make = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = make({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method, path, headers: { ...headers, host: upstream.host } }, resolve);
+      req.on('error', reject);
+      req.end(body.length > 0 ? body : undefined);
+    });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const headers = Object.fromEntries(Object.entries(plainHeaders(req.headers)).filter(([k]) => !HOP_BY_HOP.has(k)));
+    const body = await readBody(req);
+    const bucket = bucketOf(mcpUrl, headers);
+    for (let attempt = 0; ; attempt += 1) {
+      await pacer.before(bucket);
+      const started = performance.now();
+      const record: Exchange = {
+        request: { method, url: redact(new URL(path, upstream).href, secrets()), headers: redactHeaders(headers, secrets()), ...(body.length > 0 && { body: clip(redact(body.toString('utf8'), secrets())) }) },
+        startedAt: new Date().toISOString(),
+      };
+      log.push(record);
+      counts.requests += 1;
+      addSpent({ requests: 1 });
+      let up: IncomingMessage;
+      try {
+        up = await send(method, path, headers, body);
+      } catch (err) {
+        record.error = redact(`${(err as Error).name}: ${(err as Error).message}`, secrets());
+        res.destroy();
+        return;
+      }
+      const upHeaders = plainHeaders(up.headers);
+      const headersAt = round(performance.now() - started);
+      const response: NonNullable<Exchange['response']> = { status: up.statusCode ?? 0, headers: redactHeaders(upHeaders, secrets()), headersAt, endAt: headersAt, closed: true };
+      record.response = response;
+      const learnt = await pacer.after(bucket, response.status, upHeaders);
+      if (response.status === 429 && !learnt.giveUp && attempt < MAX_RETRIES) {
+        counts.rateLimited += 1;
+        up.resume();
+        continue;
+      }
+      res.writeHead(response.status, Object.fromEntries(Object.entries(upHeaders).filter(([k]) => !HOP_BY_HOP.has(k))));
+      res.flushHeaders();
+      const sse = (upHeaders['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+      const events: SseEvent[] = [];
+      const reader = createSseReader((e) => events.push({ at: round(performance.now() - started), data: clip(redact(e.data, secrets())), ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }));
+      let text = '';
+      up.on('data', (chunk: Buffer) => {
+        res.write(chunk);
+        text += reader.feed(chunk);
+      });
+      // The client hung up (closed its transport, or was killed at its deadline): stop reading for it.
+      res.on('close', () => {
+        if (!res.writableEnded) {
+          response.closed = false;
+          up.destroy();
+        }
+      });
+      await new Promise<void>((resolve) => {
+        up.on('end', resolve);
+        up.on('error', resolve);
+        up.on('close', resolve);
+      });
+      text += reader.end();
+      response.endAt = round(performance.now() - started);
+      if (sse) response.events = events;
+      else response.body = clip(redact(text, secrets()));
+      res.end();
+      return;
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
+    log,
+    counts,
+    async close() {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
