@@ -1,0 +1,325 @@
+/**
+ * Interop client `ts-v1`: the TypeScript SDK v1 (`@modelcontextprotocol/sdk`, pinned 1.32.2) following the
+ * contract in ./README.md (input: environment only; output: JSON lines on stdout, logs on stderr).
+ *
+ *   node --import tsx src/interop/clients/ts-v1.ts
+ *
+ * A separate program on purpose (ts-v2.ts is its twin for `@modelcontextprotocol/client`): same steps in the
+ * same order, same output helper, nothing shared. The SDK is loaded with a dynamic import so that a missing
+ * SDK prints `fatal` instead of crashing before the first line.
+ *
+ * SDK facts this program relies on (read in the installed source, dist/esm):
+ * - `Client` offers no list of protocol versions: `initialize` always offers LATEST_PROTOCOL_VERSION
+ *   (2025-11-25), so `connect` says `"pinned": false` whatever INTEROP_REVISION asks for.
+ * - The client does not expose the negotiated revision; it hands it to `transport.setProtocolVersion`, which
+ *   this program wraps to read it (the HTTP transport's own method still runs).
+ * - Transport errors reach `client.onerror` (Protocol.connect chains `transport.onerror` into it), so only
+ *   `client.onerror` is set: setting both would print every transport error twice. A failed send is both
+ *   reported there and thrown from its request: it is printed once, by the failing step (see `failure`).
+ * - Progress handlers are dropped when the response arrives: a late progress notification never reaches
+ *   `onprogress`, it is reported through `onerror` ("unknown token"), hence a `transport-error` line.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+const CLIENT = 'ts-v1';
+const SDK = '@modelcontextprotocol/sdk';
+const CLIENT_INFO = { name: 'mcp-interop-ts-v1', version: '0.1.0' };
+/** After a result, progress arriving within this window is still recorded (`afterResult: true`). */
+const AFTER_RESULT_MS = 100;
+const TEXT_LIMIT = 500;
+
+// ---- output: one JSON object per line on stdout; `at` is ms since the process started (monotonic) ----
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const now = () => round(performance.now());
+function emit(step: string, fields: Record<string, unknown> = {}, at = now()): void {
+  process.stdout.write(`${JSON.stringify({ step, at, ...fields })}\n`);
+}
+const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
+
+/**
+ * `transport-error` lines are for errors the SDK reports outside a request. Its HTTP transport also hands a
+ * failed send (a 401, a refused connection) to `onerror` and then throws that same error from the request:
+ * such an error is printed once, by the step that failed. So an `onerror` report waits for the current
+ * microtasks (where the request's rejection travels) and is dropped if a step has printed it meanwhile.
+ */
+const surfaced = new WeakSet<object>();
+const pendingErrors = new Set<{ err: unknown; at: number }>();
+function flushTransportErrors(): void {
+  for (const entry of pendingErrors) {
+    pendingErrors.delete(entry);
+    if (typeof entry.err === 'object' && entry.err !== null && surfaced.has(entry.err)) continue;
+    emit('transport-error', { error: errorText(entry.err) }, entry.at);
+  }
+}
+function transportError(err: unknown): void {
+  pendingErrors.add({ err, at: now() });
+  setTimeout(flushTransportErrors, 0);
+}
+/** The text of an error a step prints; the error is then not printed again as a `transport-error`. */
+function failure(err: unknown): string {
+  if (typeof err === 'object' && err !== null) surfaced.add(err);
+  return errorText(err);
+}
+
+async function exit(code: number): Promise<never> {
+  flushTransportErrors();
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+async function fatal(err: unknown): Promise<never> {
+  emit('fatal', { error: errorText(err) });
+  return exit(1);
+}
+
+/** Rejects after `ms` if `promise` has not settled: a bound on top of the SDK's own request timeout. */
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+// ---- input: environment only ----
+
+interface PlanCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  streaming: boolean;
+}
+interface Plan {
+  calls: PlanCall[];
+  timeoutMs: number;
+}
+interface StdioSpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  keyEnv: string;
+}
+type Config =
+  | { mode: 'http'; url: URL; headers: Record<string, string>; key?: string; badKey?: string; revision: string; plan: Plan }
+  | { mode: 'stdio'; stdio: StdioSpec; key?: string; badKey?: string; revision: string; plan: Plan };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseJson(name: string): unknown {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') throw new Error(`${name} is not set`);
+  try {
+    return JSON.parse(raw);
+  } catch {
+    // INTEROP_HEADERS may hold secrets: never quote a value.
+    throw new Error(`${name} is not valid JSON`);
+  }
+}
+
+function stringRecord(name: string, value: unknown): Record<string, string> {
+  if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'string')) throw new Error(`${name} must be a JSON object of strings`);
+  return value as Record<string, string>;
+}
+
+function readConfig(): Config {
+  const key = process.env.MCP_API_KEY || undefined;
+  const badKey = process.env.INTEROP_BAD_KEY || undefined;
+  const revision = process.env.INTEROP_REVISION || 'default';
+  if (revision !== 'default' && !/^\d{4}-\d{2}-\d{2}$/.test(revision)) throw new Error(`INTEROP_REVISION must be "default" or a revision such as 2025-11-25 (got ${JSON.stringify(revision)})`);
+  const rawPlan = parseJson('INTEROP_PLAN');
+  if (!isObject(rawPlan) || !Array.isArray(rawPlan.calls)) throw new Error('INTEROP_PLAN must be {"calls": [...], "timeoutMs": number}');
+  const calls = rawPlan.calls.map((c: unknown, i: number): PlanCall => {
+    if (!isObject(c) || typeof c.tool !== 'string') throw new Error(`INTEROP_PLAN.calls[${i}] needs a "tool" string`);
+    return { tool: c.tool, arguments: isObject(c.arguments) ? c.arguments : {}, streaming: c.streaming === true };
+  });
+  const timeoutMs = typeof rawPlan.timeoutMs === 'number' && rawPlan.timeoutMs > 0 ? rawPlan.timeoutMs : 30_000;
+  const plan: Plan = { calls, timeoutMs };
+  const mode = process.env.INTEROP_MODE;
+  if (mode === 'http') {
+    const rawUrl = process.env.INTEROP_URL;
+    if (!rawUrl) throw new Error('INTEROP_URL is not set');
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      throw new Error('INTEROP_URL is not a valid absolute URL');
+    }
+    const headers = process.env.INTEROP_HEADERS ? stringRecord('INTEROP_HEADERS', parseJson('INTEROP_HEADERS')) : {};
+    return { mode, url, headers, key, badKey, revision, plan };
+  }
+  if (mode === 'stdio') {
+    const raw = parseJson('INTEROP_STDIO');
+    if (!isObject(raw) || typeof raw.command !== 'string') throw new Error('INTEROP_STDIO needs a "command" string');
+    const args = Array.isArray(raw.args) && raw.args.every((a) => typeof a === 'string') ? (raw.args as string[]) : [];
+    const env = raw.env === undefined ? {} : stringRecord('INTEROP_STDIO.env', raw.env);
+    const keyEnv = typeof raw.keyEnv === 'string' && raw.keyEnv !== '' ? raw.keyEnv : 'CANVAS_API_KEY';
+    return { mode, stdio: { command: raw.command, args, env, keyEnv }, key, badKey, revision, plan };
+  }
+  throw new Error(`INTEROP_MODE must be "http" or "stdio" (got ${JSON.stringify(mode ?? null)})`);
+}
+
+/** The installed SDK's version, from the package.json above the module the resolver picks. */
+function sdkVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.resolve(`${SDK}/client/index.js`)));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === SDK && pkg.version) return pkg.version;
+    } catch {
+      // no package.json here: keep climbing
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find the version of ${SDK}`);
+    dir = up;
+  }
+}
+
+// ---- the program ----
+
+/** Only the transport module the mode needs is imported: every module costs startup time under tsx. */
+async function load() {
+  const cfg = readConfig();
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  let makeTransport: (key: string | undefined) => Transport;
+  if (cfg.mode === 'http') {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    makeTransport = (key) => {
+      // One Authorization header: a same-named INTEROP_HEADERS entry (any case) gives way to the key.
+      const headers = Object.fromEntries(Object.entries(cfg.headers).filter(([name]) => !key || name.toLowerCase() !== 'authorization'));
+      if (key) headers.authorization = `Bearer ${key}`;
+      return new StreamableHTTPClientTransport(cfg.url, { requestInit: { headers } });
+    };
+  } else {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    makeTransport = (key) => {
+      // The child gets this environment, plus INTEROP_STDIO.env, plus keyEnv=the key (absent key: no key variable).
+      const env: Record<string, string> = {};
+      for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+      Object.assign(env, cfg.stdio.env);
+      if (key) env[cfg.stdio.keyEnv] = key;
+      else delete env[cfg.stdio.keyEnv];
+      return new StdioClientTransport({ command: cfg.stdio.command, args: cfg.stdio.args, env, stderr: 'inherit' });
+    };
+  }
+  return { cfg, version: sdkVersion(), Client, makeTransport };
+}
+
+const { cfg, version, Client, makeTransport } = await load().catch(fatal);
+const timeoutMs = cfg.plan.timeoutMs;
+
+emit('start', { client: CLIENT, sdk: SDK, version, mode: cfg.mode });
+
+interface Connection {
+  client: SdkClient;
+  transport: Transport;
+  /** The revision the client hands to the transport after `initialize` (it does not expose it otherwise). */
+  negotiated?: string;
+}
+
+/** A client configured as an agent would from its `mcpServers` entry, with `key` (or none). */
+function makeConnection(key: string | undefined): Connection {
+  const transport = makeTransport(key);
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const connection: Connection = { client, transport };
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (v: string) => {
+    connection.negotiated = v;
+    setProtocolVersion?.(v);
+  };
+  client.onerror = transportError;
+  return connection;
+}
+
+async function closeQuietly(connection: Connection): Promise<void> {
+  await bounded(connection.client.close(), 5_000, 'close').catch(() => {});
+}
+
+interface ProgressRecord {
+  progress: number;
+  total?: number;
+  at: number;
+  afterResult: boolean;
+}
+
+async function callStep(client: SdkClient, call: PlanCall): Promise<void> {
+  const progress: ProgressRecord[] = [];
+  let resultAt: number | undefined;
+  const sent = performance.now();
+  const since = () => round(performance.now() - sent);
+  try {
+    const result = await bounded(
+      client.callTool({ name: call.tool, arguments: call.arguments }, undefined, {
+        timeout: timeoutMs,
+        onprogress: (p) => {
+          progress.push({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), at: since(), afterResult: resultAt !== undefined });
+        },
+      }),
+      timeoutMs + 1_000,
+      `tools/call ${call.tool}`,
+    );
+    resultAt = since();
+    await new Promise((r) => setTimeout(r, AFTER_RESULT_MS));
+    const content = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
+    const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
+    emit('call', {
+      tool: call.tool,
+      ok: true,
+      progress,
+      resultAt,
+      isError: result.isError === true,
+      ...(text !== undefined && { text: text.slice(0, TEXT_LIMIT) }),
+    });
+  } catch (err) {
+    emit('call', { tool: call.tool, ok: false, error: failure(err), progress });
+  }
+}
+
+async function badKeyStep(): Promise<void> {
+  if (!cfg.badKey) {
+    emit('bad-key', { skipped: 'no bad key given' });
+    return;
+  }
+  const bad = makeConnection(cfg.badKey);
+  try {
+    await bounded(bad.client.connect(bad.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
+    await bounded(bad.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
+    emit('bad-key', { ok: false, accepted: true });
+  } catch (err) {
+    emit('bad-key', { ok: true, error: failure(err) });
+  } finally {
+    await closeQuietly(bad);
+  }
+}
+
+const main = makeConnection(cfg.key);
+let connected = false;
+try {
+  await bounded(main.client.connect(main.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
+  connected = true;
+  emit('connect', { ok: true, protocolVersion: main.negotiated ?? null, pinned: false });
+} catch (err) {
+  emit('connect', { ok: false, error: failure(err) });
+}
+
+if (connected) {
+  try {
+    const { tools } = await bounded(main.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
+    emit('list', { ok: true, tools: tools.map((t) => t.name) });
+  } catch (err) {
+    emit('list', { ok: false, error: failure(err) });
+  }
+  for (const call of cfg.plan.calls) await callStep(main.client, call);
+}
+
+await badKeyStep();
+
+try {
+  await bounded(main.client.close(), 5_000, 'close');
+  emit('close', { ok: true });
+} catch (err) {
+  emit('close', { ok: false, error: failure(err) });
+}
+await exit(0);
