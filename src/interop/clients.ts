@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundled } from './bundle.js';
+import type { Revision } from '../catalog/types.js';
 
 /**
  * The official MCP SDK clients of the interop matrix (`src/interop/clients/README.md` is their contract):
@@ -27,7 +28,18 @@ export interface InteropClient {
   missing(): string | undefined;
   /** What installs the runtime on a fresh machine. */
   install: string;
+  /**
+   * The revisions its handshake can settle on when asked for `protocol` (`auto`: the SDK's default): a 2025-era
+   * handshake accepts any 2025 revision the server answers with; a pinned revision is that one only.
+   */
+  speaks(protocol: 'auto' | Revision): Revision[];
 }
+
+const LEGACY: Revision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+/** The TypeScript SDKs' default handshake is the 2025 one (v1 cannot be pinned at all: it always offers 2025-11-25). */
+const legacyByDefault = (pinnable: boolean) => (p: 'auto' | Revision): Revision[] => (p === 'auto' || !pinnable ? LEGACY : [p]);
+/** The Python and Go SDKs try server/discover (2026-07-28) first and fall back to initialize. */
+const anyByDefault = (p: 'auto' | Revision): Revision[] => (p === 'auto' ? [...LEGACY, '2026-07-28'] : [p]);
 
 const require = createRequire(import.meta.url);
 function resolvable(spec: string): boolean {
@@ -51,21 +63,25 @@ export const CLIENTS: Record<ClientId, InteropClient> = {
     id: 'ts-v1', sdk: '@modelcontextprotocol/sdk 1.32.2 (TypeScript SDK v1)', launch: node('ts-v1.ts', 'ts-v1'),
     missing: () => (resolvable('@modelcontextprotocol/sdk/client/index.js') ? undefined : '@modelcontextprotocol/sdk is not installed in node_modules'),
     install: 'npm ci',
+    speaks: legacyByDefault(false),
   },
   'ts-v2': {
     id: 'ts-v2', sdk: '@modelcontextprotocol/client 2.4.0 (TypeScript SDK v2)', launch: node('ts-v2.ts', 'ts-v2'),
     missing: () => (resolvable('@modelcontextprotocol/client') ? undefined : '@modelcontextprotocol/client is not installed in node_modules'),
     install: 'npm ci',
+    speaks: legacyByDefault(true),
   },
   python: {
     id: 'python', sdk: 'mcp 2.3.0 (Python SDK)', launch: async () => ({ command: VENV_PYTHON, args: [join(CLIENTS_DIR, 'python-client.py')] }),
     missing: () => (existsSync(VENV_PYTHON) ? undefined : `no Python virtual environment with the mcp SDK at ${VENV_PYTHON}`),
     install: SETUP,
+    speaks: anyByDefault,
   },
   go: {
     id: 'go', sdk: 'github.com/modelcontextprotocol/go-sdk v1.8.0 (Go SDK)', launch: async () => ({ command: GO_BINARY, args: [] }),
     missing: () => (existsSync(GO_BINARY) ? undefined : `the Go client is not built at ${GO_BINARY}`),
     install: SETUP,
+    speaks: anyByDefault,
   },
 };
 

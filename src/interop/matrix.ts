@@ -6,6 +6,7 @@ import { fill, type CallRecipe } from '../profile.js';
 import { addSpent } from '../budget/tally.js';
 import { DEFAULT_STDIO_COMMAND, splitCommandLine } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
+import type { Revision } from '../catalog/types.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from './clients.js';
 import { bundled } from './bundle.js';
 import { startRecordingProxy } from './recording-proxy.js';
@@ -32,6 +33,8 @@ export interface Cell {
   mode: Mode;
   /** The command that installs the client's runtime. */
   install: string;
+  /** The revisions the client's handshake can settle on, as run (its SDK's default, or the pinned one). */
+  speaks: Revision[];
   /** Why the cell did not run: the client's runtime is missing (with the install command), or the mode does not apply. */
   notRun?: { reason: string; notApplicable?: boolean };
   run?: ClientRun;
@@ -44,6 +47,8 @@ export interface Matrix {
   /** Why a streaming tool of the service has no call in the plan (a profile gap, a failed setup). */
   gaps: string[];
   badKey: 'revoked' | 'wrong' | 'none';
+  /** The revisions the target was found to speak. */
+  revisions: Revision[];
   cells: Cell[];
   notes: string[];
   wallMs: number;
@@ -151,7 +156,7 @@ export async function runMatrix(c: CheckContext, selected: readonly ClientId[] =
   const cells: Cell[] = [];
   for (const id of selected) {
     for (const mode of ['http', 'stdio'] as const) {
-      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, wire: [], requests: 0 };
+      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.target.protocol), wire: [], requests: 0 };
       const missing = CLIENTS[id].missing();
       if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
       else if (mode === 'stdio' && !stdioCommand) cell.notRun = { reason: 'the stdio proxy runs with --target stdio (or on the embedded target, the repository\'s proxy)', notApplicable: true };
@@ -164,5 +169,5 @@ export async function runMatrix(c: CheckContext, selected: readonly ClientId[] =
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
   addSpent({ blocksCreated: created });
-  return { calls, gaps, badKey, cells, notes, wallMs: Math.round(performance.now() - started) };
+  return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, wallMs: Math.round(performance.now() - started) };
 }

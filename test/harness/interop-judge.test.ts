@@ -39,7 +39,7 @@ const CALLS = [
   { tool: 'schedule.preview', arguments: {}, streaming: true },
   { tool: 'blocks.list', arguments: {}, streaming: false },
 ];
-const matrix = (over: Partial<Matrix> = {}): Matrix => ({ calls: CALLS, gaps: [], badKey: 'revoked', cells: [], notes: [], wallMs: 1, ...over });
+const matrix = (over: Partial<Matrix> = {}): Matrix => ({ calls: CALLS, gaps: [], badKey: 'revoked', revisions: ['2025-11-25', '2026-07-28'], cells: [], notes: [], wallMs: 1, ...over });
 const streamed = (over: Record<string, unknown> = {}): ClientLine => ({
   step: 'call', at: 50, tool: 'schedule.preview', ok: true, isError: false, resultAt: 40,
   progress: [{ progress: 1, at: 10, afterResult: false }, { progress: 2, at: 20, afterResult: false }], ...over,
@@ -54,7 +54,7 @@ const GOOD: ClientLine[] = [
   { step: 'close', at: 80, ok: true },
 ];
 const cell = (lines: ClientLine[], over: Partial<Cell> = {}): Cell => ({
-  client: 'python', mode: 'http', install: 'bash scripts/setup-interop.sh', wire: [], requests: 0,
+  client: 'python', mode: 'http', install: 'bash scripts/setup-interop.sh', speaks: ['2025-11-25', '2026-07-28'], wire: [], requests: 0,
   run: { lines, unparsed: [], stderr: '', exitCode: 0, durationMs: 100 }, ...over,
 });
 const replace = (step: string, line: ClientLine | undefined) => GOOD.flatMap((l) => (l.step === step && (step !== 'call' || l.tool === 'schedule.preview') ? (line ? [line] : []) : [l]));
@@ -67,6 +67,15 @@ describe('interop matrix verdicts', () => {
   it('fails connect with the SDK\'s own error text', () => {
     const r = outcome('connect', matrix(), cell(replace('connect', { step: 'connect', at: 1, ok: false, error: 'Unexpected content type: text/html' })));
     expect(r).toMatchObject({ status: 'fail', message: expect.stringContaining('Unexpected content type: text/html') });
+  });
+
+  it('a client that cannot speak any revision of the target is not applicable, one that could is failed', () => {
+    const refused = replace('connect', { step: 'connect', at: 1, ok: false, error: 'Unsupported protocol version: 2025-11-25' });
+    expect(outcome('connect', matrix({ revisions: ['2026-07-28'] }), cell(refused, { speaks: ['2025-11-25'] })).status).toBe('not-applicable');
+    expect(outcome('streaming', matrix({ revisions: ['2026-07-28'] }), cell(refused, { speaks: ['2025-11-25'] })).status).toBe('not-applicable');
+    expect(outcome('connect', matrix({ revisions: ['2025-11-25'] }), cell(refused, { speaks: ['2025-11-25'] })).status).toBe('fail');
+    // Nothing detected: no exemption.
+    expect(outcome('connect', matrix({ revisions: [] }), cell(refused, { speaks: ['2025-11-25'] })).status).toBe('fail');
   });
 
   it('fails connect when a tool the description names is missing', () => {
@@ -84,6 +93,18 @@ describe('interop matrix verdicts', () => {
       [undefined, /never finished calling schedule.preview/],
     ];
     for (const [line, message] of cases) expect(outcome('streaming', matrix(), cell(replace('call', line)))).toMatchObject({ status: 'fail', message: expect.stringMatching(message) });
+  });
+
+  it('a handler called after the result passes when the recorded stream sent the progress first', () => {
+    const late = replace('call', streamed({ progress: [{ progress: 1, at: 10 }, { progress: 2, at: 41 }] }));
+    const wire = (events: string[]) => [{
+      request: { method: 'POST', url: 'u', headers: {}, body: '{"method":"tools/call","params":{"name":"schedule.preview"}}' }, startedAt: '',
+      response: { status: 200, headers: {}, headersAt: 1, endAt: 2, events: events.map((data, i) => ({ at: i, data })) },
+    }];
+    const progress = '{"method":"notifications/progress","params":{"progress":2}}';
+    const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    expect(outcome('streaming', matrix(), cell(late, { wire: wire([progress, result]) })).status).toBe('pass');
+    expect(outcome('streaming', matrix(), cell(late, { wire: wire([result, progress]) }))).toMatchObject({ status: 'fail', message: expect.stringContaining('the stream sent it after the result') });
   });
 
   it('names the step a hung client was killed in', () => {
