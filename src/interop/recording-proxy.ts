@@ -6,6 +6,7 @@ import { addSpent } from '../budget/tally.js';
 import { LOGGED_BODY_LIMIT } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
+import { isRedirect } from '../wire/redirect.js';
 import { createSseReader } from '../wire/sse-reader.js';
 
 /**
@@ -99,7 +100,10 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
         up.resume();
         continue;
       }
-      res.writeHead(response.status, Object.fromEntries(Object.entries(upHeaders).filter(([k]) => !HOP_BY_HOP.has(k))));
+      // A redirect reaches the client without its Location: no client follows it, with the key, anywhere
+      // (the origin rows judge the redirect itself).
+      const passed = Object.entries(upHeaders).filter(([k]) => !HOP_BY_HOP.has(k) && !(isRedirect(response.status) && k === 'location'));
+      res.writeHead(response.status, Object.fromEntries(passed));
       res.flushHeaders();
       const sse = (upHeaders['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
       const events: SseEvent[] = [];
