@@ -50,6 +50,19 @@ describe.concurrent('interop matrix', () => {
     expect(strict.code, strict.stderr).toBe(1);
   }, 200_000);
 
+  // Broken stdio proxies (fixtures/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on:
+  // each fault fails exactly these clients' stdio rows, and the others read through it.
+  it.each([
+    ['banner', ['ts-v1', 'python', 'go']],
+    ['blank-lines', ['ts-v1', 'python']],
+    ['progress', ['ts-v1', 'ts-v2']],
+  ] as const)('a stdio proxy with the fault "%s" fails the stdio rows of %j only', async (fault, noticed) => {
+    const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node --import tsx fixtures/mutants/stdio-broken/proxy.ts --fault ${fault}`], 180_000);
+    const failing = run.results!.requirements.filter((r) => r.status === 'fail').map((r) => r.id).sort();
+    expect(failing, run.stderr.slice(-2000)).toEqual(noticed.map((c) => `interop-${c}-stdio`).sort());
+    expect(run.code).toBe(1);
+  }, 200_000);
+
   it('--clients rejects an unknown client and an empty selection (exit 2)', async () => {
     const unknown = await runConformanceChild(['--clients', 'ts-v3'], 60_000);
     expect(unknown.code).toBe(2);
