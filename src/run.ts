@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startVitest } from 'vitest/node';
+import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { startBroker } from './budget/broker.js';
 import { sumSpent, takeSpent } from './budget/tally.js';
 import { CATALOG } from './catalog/index.js';
@@ -21,7 +21,9 @@ import { prepareUrl } from './targets/url.js';
 import { detectRevisionsWithEvidence } from './targets/detect-revisions.js';
 import { openRunSession } from './targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
-import type { ClientId } from './interop/clients.js';
+import { CLIENT_IDS, type ClientId } from './interop/clients.js';
+import { interopMatrixRequirements } from './catalog/interop-matrix.js';
+import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -155,6 +157,11 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   const session = await openRunSession(target.info);
   if (profile.derive) target.info.profile = await deriveFor(target.info);
+  // The interop matrix runs here, beside the suites: its clients wait on the target, no suite worker waits on them.
+  const matrixClients = profile.kind === 'service'
+    ? CLIENT_IDS.filter((id) => interopMatrixRequirements.some((r) => r.client === id && selected(r))) : [];
+  const matrix = matrixClients.length > 0 ? startMatrix(target.info, matrixClients) : undefined;
+  if (matrix) broker.share(MATRIX_WORK, matrix);
   const records: CheckRecord[] = [];
   const suiteErrors: string[] = [];
   try {
@@ -183,10 +190,11 @@ export async function runConformance(options: RunOptions): Promise<Results> {
       provide: { target: target.info, only: options.only },
       pool: 'threads',
       testTimeout: 60_000,
-      sequence: { seed: options.seed },
+      sequence: { seed: options.seed, sequencer: MatrixLast },
     }, { server: { watch: null } });
     await vitest?.close();
   } finally {
+    await matrix?.catch(() => undefined);
     await session.close();
     await target.close();
     await broker.close();
@@ -224,6 +232,18 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   };
   // The one door (src/reports/index.ts): every file, and what the CLI prints, comes from a copy scrubbed of the run's secrets.
   return writeReports(results, resolve(options.reportDir), conformanceSecrets(options, target.info), !options.writeReports);
+}
+
+/**
+ * The interop matrix suite only reads what the main process's matrix found: run last, its worker finds the
+ * matrix done instead of waiting on it while other suites queue.
+ */
+class MatrixLast extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const last = (f: TestSpecification) => (f.moduleId.endsWith('interop-matrix.suite.ts') ? 1 : 0);
+    return [...sorted].sort((a, b) => last(a) - last(b));
+  }
 }
 
 /** The derived profile's recipes from the target's tools/list (src/profile-derive.ts). */

@@ -1,26 +1,21 @@
-import { describe, inject } from 'vitest';
+import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from '../src/interop/clients.js';
-import { interopMatrixRequirements } from '../src/catalog/interop-matrix.js';
+import { sharedWork } from '../src/budget/broker-client.js';
 import { judge, type Step } from '../src/interop/judge.js';
-import { runMatrix, type Matrix, type Mode } from '../src/interop/matrix.js';
+import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
 
 /**
  * The interop matrix: the official SDK clients (TypeScript v1 and v2, Python, Go), each its own program,
- * run side by side once for the whole file (the first check to need it runs it; its time is that check's).
+ * run side by side once per run by the main process while the other suites run (src/interop/matrix.ts).
  * Each row judges one client at one step from the lines it printed, with its wire log and its stderr.
  */
 
 let shared: Promise<Matrix> | undefined;
-/** Only the clients with a row selected (`--only interop-go` runs the Go client alone) and allowed by --clients. */
-function wanted(c: CheckContext): ClientId[] {
-  const only = inject('only');
-  const rows = interopMatrixRequirements.filter((r) => only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)));
-  return CLIENT_IDS.filter((id) => rows.some((r) => r.client === id) && (!c.target.interopClients || c.target.interopClients.includes(id)));
-}
-const matrixOnce = (c: CheckContext) => (shared ??= runMatrix(c, wanted(c)));
+/** The matrix the run's main process started with the run (src/run.ts): asked for once, read by every row. */
+const matrixOnce = (c: CheckContext) => (shared ??= sharedWork<Matrix>(c.target, MATRIX_WORK));
 
-/** Every client at once, four runtimes on two cores: the first check waits for all of them. */
+/** The first check may wait for the whole matrix: every client at once, four runtimes on two cores. */
 const TIMEOUT = 180_000;
 
 function matrixCheck(client: ClientId, step: Step, name: string): void {
@@ -29,7 +24,7 @@ function matrixCheck(client: ClientId, step: Step, name: string): void {
     if (c.target.interopClients && !c.target.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
     const matrix = await matrixOnce(c);
     const cell = matrix.cells.find((x) => x.client === client && x.mode === mode)!;
-    c.http.log.push(...cell.wire);
+    c.http.log.push(...(step === 'connect' || step === 'streaming' ? matrix.setupWire : []), ...cell.wire);
     for (const note of matrix.notes) c.observe(note);
     const connect = cell.run?.lines.find((l) => l.step === 'connect');
     c.tagClient({ client, sdk: CLIENTS[client].sdk, mode, ...(typeof connect?.protocolVersion === 'string' && { revision: connect.protocolVersion }) });

@@ -37,3 +37,10 @@ export async function flushSpent(target: TargetInfo): Promise<void> {
 export function budgetSpentReason(purpose: string, budget: number | undefined): string {
   return `the run's bootstrap budget (${budget ?? 'unbounded'} requests) leaves no share for ${purpose}; raise --bootstrap-budget to run it (each bootstrap creates a workspace and mails a human)`;
 }
+
+/** What the main process shares under `name` (src/budget/broker.ts `share`), once it is done. */
+export async function sharedWork<T>(target: TargetInfo, name: string): Promise<T> {
+  const reply = await ask<{ value: T }>(target, '/shared', { name });
+  if (!reply) throw new Error(`no run broker to ask for "${name}" (the suite runs inside npm run conformance)`);
+  return reply.value;
+}

@@ -26,6 +26,11 @@ export interface Broker {
   url: string;
   token: string;
   ledger(): BrokerLedger;
+  /**
+   * Work the main process does for the suites while they run (the interop matrix): a worker asking for
+   * `name` waits for it. A rejection reaches the worker as an error.
+   */
+  share(name: string, work: Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +46,7 @@ export async function startBroker(limits: BrokerLimits): Promise<Broker> {
   const refused: Record<string, number> = {};
   let spent = emptySpent();
   let waitGrantedMs = 0;
+  const shared = new Map<string, Promise<unknown>>();
   const server = createServer(async (req, res) => {
     try {
       if (req.method !== 'POST' || !authorised(req, token)) return send(res, 401, { error: 'POST with the broker token' });
@@ -63,6 +69,11 @@ export async function startBroker(limits: BrokerLimits): Promise<Broker> {
         if (ok) waitGrantedMs += ms;
         return send(res, 200, { granted: ok, leftMs: limits.waitMs - waitGrantedMs, budgetMs: limits.waitMs });
       }
+      if (req.url === '/shared') {
+        const work = shared.get(String(body.name));
+        if (!work) return send(res, 404, { error: `the run shares no "${String(body.name)}"` });
+        return send(res, 200, { value: await work });
+      }
       if (req.url === '/spent') {
         spent = sumSpent(spent, body as Partial<Spent>);
         return send(res, 200, {});
@@ -77,6 +88,10 @@ export async function startBroker(limits: BrokerLimits): Promise<Broker> {
   return {
     url: `http://127.0.0.1:${port}`,
     token,
+    share: (name, work) => {
+      work.catch(() => {}); // awaited by whoever asks; an unasked failure is not an unhandled rejection
+      shared.set(name, work);
+    },
     ledger: () => ({ spent: { ...spent }, granted: { ...granted }, refused: { ...refused }, waitBudgetMs: limits.waitMs, waitGrantedMs }),
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { CheckContext } from '../check.js';
 import { bootstrapWorkspace } from '../fresh-workspace.js';
 import { McpSession } from '../mcp-session.js';
 import { fill, type CallRecipe } from '../profile.js';
 import { addSpent } from '../budget/tally.js';
+import { pacer } from '../budget/pacer.js';
+import type { TargetInfo } from '../target-info.js';
+import { WireClient } from '../wire/client.js';
+import { redact } from '../wire/redact.js';
 import { DEFAULT_STDIO_COMMAND, splitCommandLine } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
@@ -20,6 +23,16 @@ import { runClient, type ClientRun } from './run-client.js';
  */
 
 export type Mode = 'http' | 'stdio';
+
+/** The name under which the run shares the matrix with the suite (src/budget/broker.ts). */
+export const MATRIX_WORK = 'interop-matrix';
+
+/** What the matrix needs of a run: the target, and the requests it makes itself (bootstrap, profile setup), recorded. */
+export interface MatrixContext {
+  target: TargetInfo;
+  /** Records into `setupWire`. */
+  http: WireClient;
+}
 
 export interface PlannedCall {
   tool: string;
@@ -51,13 +64,15 @@ export interface Matrix {
   revisions: Revision[];
   cells: Cell[];
   notes: string[];
+  /** The matrix's own requests before the clients ran: the bootstrap of its workspace, the profile's setup calls. */
+  setupWire: Exchange[];
   wallMs: number;
 }
 
-const modeOf = (c: CheckContext) => (c.target.kind === 'stdio' && c.target.stdio ? 'the target\'s stdio command' : c.target.kind === 'embedded' ? 'the repository\'s stdio proxy, pointed at the embedded server' : undefined);
+const modeOf = (c: MatrixContext) => (c.target.kind === 'stdio' && c.target.stdio ? 'the target\'s stdio command' : c.target.kind === 'embedded' ? 'the repository\'s stdio proxy, pointed at the embedded server' : undefined);
 
 /** The plan's calls: each streaming recipe (filled after the profile's setup), then one non-streaming call. */
-async function plan(c: CheckContext, key: string | undefined, notes: string[]): Promise<{ calls: PlannedCall[]; gaps: string[] }> {
+async function plan(c: MatrixContext, key: string | undefined, notes: string[]): Promise<{ calls: PlannedCall[]; gaps: string[] }> {
   const profile = c.target.profile;
   const gaps = Object.entries(profile.gaps ?? {}).map(([name, why]) => `${name}: ${why}`);
   const recipes = Object.values(profile.streaming);
@@ -89,7 +104,7 @@ function withoutKey(env: Record<string, string> = {}): Record<string, string> {
   return rest;
 }
 
-async function runCell(c: CheckContext, cell: Cell, env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
+async function runCell(c: MatrixContext, cell: Cell, env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
   const client = CLIENTS[cell.client];
   const proxy = await startRecordingProxy(c.target.mcpUrl, secrets);
   try {
@@ -117,7 +132,7 @@ async function runCell(c: CheckContext, cell: Cell, env: Record<string, string>,
  * The stdio command the clients spawn: the target's (--target stdio); on the embedded target, the repository's
  * proxy, bundled (the default command, `node --import tsx`, costs a second of CPU per start).
  */
-async function stdioCommandFor(c: CheckContext): Promise<string[] | undefined> {
+async function stdioCommandFor(c: MatrixContext): Promise<string[] | undefined> {
   const own = (cmd: string[]) => cmd.join(' ') === [process.execPath, ...splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1)].join(' ');
   const proxy = async () => [process.execPath, await bundled('fixtures/reference-server/stdio-proxy/main.ts', 'stdio-proxy')];
   if (c.target.stdio) {
@@ -127,12 +142,26 @@ async function stdioCommandFor(c: CheckContext): Promise<string[] | undefined> {
   return c.target.kind === 'embedded' ? proxy() : undefined;
 }
 
-/** Runs the matrix (every cell side by side). */
-export async function runMatrix(c: CheckContext, selected: readonly ClientId[] = CLIENT_IDS): Promise<Matrix> {
+/**
+ * Runs the matrix (every cell side by side) in the run's main process, while the suites run: its client
+ * processes mostly wait on the target, and a suite worker would sit idle for them (src/run.ts shares the
+ * result with the interop-matrix suite through the broker).
+ */
+export async function startMatrix(target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
+  const setupWire: Exchange[] = [];
+  const secrets = [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId].filter((k): k is string => !!k);
+  pacer.configure(target);
+  const matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs) }, selected, secrets);
+  // Keys learnt here (the bootstrapped workspace's) were recorded before they were known.
+  matrix.setupWire = setupWire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange);
+  return matrix;
+}
+
+async function runMatrix(c: MatrixContext, selected: readonly ClientId[], known: string[]): Promise<Matrix> {
   const started = performance.now();
   const notes: string[] = [];
-  const extra: string[] = [];
-  const secrets = () => [c.target.apiKey, c.target.otherKey, c.target.revokedKey, c.target.admin?.token, c.target.sessionId, ...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
+  const extra = known;
+  const secrets = () => [...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
   // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
   let key = c.target.apiKey;
   if (c.target.canBootstrap && c.target.profile.kind === 'service') {
@@ -169,5 +198,5 @@ export async function runMatrix(c: CheckContext, selected: readonly ClientId[] =
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
   addSpent({ blocksCreated: created });
-  return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, wallMs: Math.round(performance.now() - started) };
+  return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, setupWire: [], wallMs: Math.round(performance.now() - started) };
 }

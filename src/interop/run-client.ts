@@ -61,7 +61,8 @@ export async function runClient(client: InteropClient, env: Record<string, strin
         pending = pending.slice(nl + 1);
         if (!text) continue;
         try {
-          const parsed = JSON.parse(text) as ClientLine;
+          // The SDK's error texts quote what the service sent, which may echo the key: redacted before anything reads them.
+          const parsed = JSON.parse(redact(text, secrets())) as ClientLine;
           if (parsed && typeof parsed === 'object' && typeof parsed.step === 'string') lines.push(parsed);
           else unparsed.push(redact(text, secrets()).slice(0, 500));
         } catch {

@@ -39,7 +39,7 @@ const CALLS = [
   { tool: 'schedule.preview', arguments: {}, streaming: true },
   { tool: 'blocks.list', arguments: {}, streaming: false },
 ];
-const matrix = (over: Partial<Matrix> = {}): Matrix => ({ calls: CALLS, gaps: [], badKey: 'revoked', revisions: ['2025-11-25', '2026-07-28'], cells: [], notes: [], wallMs: 1, ...over });
+const matrix = (over: Partial<Matrix> = {}): Matrix => ({ calls: CALLS, gaps: [], badKey: 'revoked', revisions: ['2025-11-25', '2026-07-28'], cells: [], notes: [], setupWire: [], wallMs: 1, ...over });
 const streamed = (over: Record<string, unknown> = {}): ClientLine => ({
   step: 'call', at: 50, tool: 'schedule.preview', ok: true, isError: false, resultAt: 40,
   progress: [{ progress: 1, at: 10, afterResult: false }, { progress: 2, at: 20, afterResult: false }], ...over,
