@@ -191,7 +191,7 @@ describe('k6 scripts', () => {
 });
 
 describe('conformance runs', () => {
-  it('the redirect mutant fails origin-no-cross-origin-redirect and the SDK interop rows; nothing reaches the other origin', async () => {
+  it('the redirect mutant fails origin-no-cross-origin-redirect and the SDK interop rows (in-process and the matrix); nothing reaches the other origin', async () => {
     const m = mutant('mcp-redirect-cross-origin') as Mutant;
     const run = await runConformanceChild(['--mutant', m.name, '--only', 'origin-,interop-', '--seed', '1'], 120_000, undefined, { [REDIRECT_ORIGIN_ENV]: recorder.origin });
     // First: the other origin saw nothing (the SDK's fetch would have followed the 307 there, with the body).
@@ -202,9 +202,14 @@ describe('conformance runs', () => {
     expect(origin.status).toBe('fail');
     expect(origin.checks.filter((c) => c.status === 'fail').map((c) => c.message).join('\n')).toMatch(m.plants);
     // The official SDK client connects (initialize is answered), then meets the 307 on tools/list and stops.
-    const interop = [...rows.values()].filter((r) => r.id.startsWith('interop-'));
+    const interop = [...rows.values()].filter((r) => r.id.startsWith('interop-sdk-'));
     expect(interop.map((r) => [r.id, r.status])).toEqual(interop.map((r) => [r.id, 'fail']));
     for (const r of interop) for (const c of r.checks) expect(c.message, `${r.id}: ${c.name}`).toMatch(/redirected POST \/api\/mcp\/v1 to .*another origin\): not followed/);
+    // The matrix's client programs get the 307 without its Location (none can follow it): every row that needs
+    // the endpoint fails; only the bad-key rows pass (the wrong key is refused before any redirect).
+    const matrix = [...rows.values()].filter((r) => /^interop-(ts-v1|ts-v2|python|go)-/.test(r.id));
+    expect(matrix).toHaveLength(20);
+    expect(matrix.map((r) => [r.id, r.status])).toEqual(matrix.map((r) => [r.id, r.id.endsWith('-bad-key') ? 'pass' : 'fail']));
     const outputs = { stdout: run.stdout, stderr: run.stderr, results: readFileSync(join(run.reportDir, 'results.json'), 'utf8') };
     for (const [name, text] of Object.entries(outputs)) expect(text, name).not.toMatch(/_live_[A-Za-z0-9]{8,}/);
   }, 150_000);
