@@ -16,8 +16,9 @@ import { startRecordingProxy } from './recording-proxy.js';
 import { runClient, type ClientRun } from './run-client.js';
 
 /**
- * The interop matrix: every selected SDK client, over HTTP and through the stdio proxy, runs the same script
- * (src/interop/clients/README.md) side by side, once per run; the matrix rows judge what each printed. Its
+ * The interop matrix: every selected SDK client runs the same script (src/interop/clients/README.md) over
+ * HTTP and through the stdio proxy at once, in one process per client, all clients side by side, once per run;
+ * the matrix rows judge what each printed. Its
  * requests go to a workspace of its own when the run may bootstrap one (its blocks, and its rate bucket, are
  * nobody else's), each client through a recording proxy of its own (its wire log).
  */
@@ -104,27 +105,33 @@ function withoutKey(env: Record<string, string> = {}): Record<string, string> {
   return rest;
 }
 
-async function runCell(c: MatrixContext, cell: Cell, env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
-  const client = CLIENTS[cell.client];
-  const proxy = await startRecordingProxy(c.target.mcpUrl, secrets);
+/**
+ * Runs one client program for its cells (over HTTP, and through the stdio proxy when there is one) in one
+ * process: both transports at once, each through a recording proxy of its own; its lines split by `mode`.
+ */
+async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
+  const proxies = await Promise.all(cells.map(() => startRecordingProxy(c.target.mcpUrl, secrets)));
   try {
-    const modeEnv: Record<string, string> = cell.mode === 'http'
-      ? { INTEROP_MODE: 'http', INTEROP_URL: proxy.endpoint, INTEROP_HEADERS: JSON.stringify(c.target.headers) }
-      : {
-          INTEROP_MODE: 'stdio',
-          INTEROP_STDIO: JSON.stringify({
-            command: stdioCommand![0], args: stdioCommand!.slice(1),
-            // The proxy forwards to the recording proxy, so its HTTP side is in the wire log too.
-            env: { ...withoutKey(c.target.stdio?.env), CANVAS_MCP_URL: proxy.endpoint }, keyEnv: 'CANVAS_API_KEY',
-          }),
-        };
-    // The bad-key row is judged over HTTP: over stdio it would start a second proxy for an observation.
-    const { INTEROP_BAD_KEY: _bad, ...shared } = env;
-    cell.run = await runClient(client, { ...(cell.mode === 'http' ? env : shared), ...modeEnv }, c.target.timeoutMs, secrets);
+    const modeEnv: Record<string, string> = { INTEROP_MODE: cells.map((cell) => cell.mode).join(','), INTEROP_BAD_KEY_MODES: 'http' };
+    cells.forEach((cell, i) => {
+      if (cell.mode === 'http') Object.assign(modeEnv, { INTEROP_URL: proxies[i]!.endpoint, INTEROP_HEADERS: JSON.stringify(c.target.headers) });
+      else {
+        modeEnv.INTEROP_STDIO = JSON.stringify({
+          command: stdioCommand![0], args: stdioCommand!.slice(1),
+          // The stdio proxy forwards to a recording proxy, so its HTTP side is in the wire log too.
+          env: { ...withoutKey(c.target.stdio?.env), CANVAS_MCP_URL: proxies[i]!.endpoint }, keyEnv: 'CANVAS_API_KEY',
+        });
+      }
+    });
+    const run = await runClient(CLIENTS[cells[0]!.client], { ...env, ...modeEnv }, c.target.timeoutMs, secrets);
+    // A line without a mode (bad input before either transport started) concerns both.
+    for (const cell of cells) cell.run = { ...run, lines: run.lines.filter((l) => l.mode === cell.mode || l.mode === undefined) };
   } finally {
-    await proxy.close();
-    cell.wire = proxy.log;
-    cell.requests = proxy.counts.requests;
+    await Promise.all(proxies.map((p) => p.close()));
+    cells.forEach((cell, i) => {
+      cell.wire = proxies[i]!.log;
+      cell.requests = proxies[i]!.counts.requests;
+    });
   }
 }
 
@@ -192,8 +199,9 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], known:
       cells.push(cell);
     }
   }
-  await Promise.all(cells.filter((cell) => !cell.notRun).map((cell) => runCell(c, cell, env, secrets, stdioCommand)));
-  notes.push(`matrix wall time ${((performance.now() - started) / 1000).toFixed(1)} s; per client: ${cells.filter((x) => x.run).map((x) => `${x.client}/${x.mode} ${(x.run!.durationMs / 1000).toFixed(1)} s`).join(', ')}`);
+  await Promise.all(selected.map((id) => cells.filter((cell) => cell.client === id && !cell.notRun)).filter((own) => own.length > 0)
+    .map((own) => runClientCells(c, own, env, secrets, stdioCommand)));
+  notes.push(`the matrix sent ${cells.reduce((n, x) => n + x.requests, 0) + c.http.log.length} requests (${c.http.log.length} of its own setup, the rest its clients'); wall time ${((performance.now() - started) / 1000).toFixed(1)} s; per client (both transports in one process): ${cells.filter((x) => x.run && x.mode === 'http').map((x) => `${x.client} ${(x.run!.durationMs / 1000).toFixed(1)} s`).join(', ')}`);
   if (stdioWhere && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdioWhere}`);
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;

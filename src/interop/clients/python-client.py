@@ -4,7 +4,9 @@ The contract (environment in, JSON lines out) is src/interop/clients/README.md. 
 `.tools/venv/bin/python src/interop/clients/python-client.py`; takes no arguments.
 
 The client is the SDK's own high-level `mcp.Client` (which drives a `ClientSession` with our
-`message_handler`) over `streamable_http_client` or `stdio_client`:
+`message_handler`) over `streamable_http_client` or `stdio_client`. INTEROP_MODE=http,stdio runs the whole
+script for both transports at once in this one process (one anyio task each, each with its own clients); every
+line carries the `mode` it belongs to (a fatal before either mode started has none).
 - INTEROP_REVISION=default: the SDK's default connect policy (`mode="auto"`: probe
   `server/discover` at 2026-07-28, fall back to the `initialize` handshake).
 - a modern revision (2026-07-28): `mode=<revision>`, the SDK's version pin ("pinned": true).
@@ -26,8 +28,13 @@ def _now_ms() -> float:
     return (time.perf_counter() - _T0) * 1000.0
 
 
-def emit(step: str, **fields: object) -> None:
-    line = {"step": step, "at": round(_now_ms(), 1), **fields}
+def emit(step: str, mode: str | None = None, **fields: object) -> None:
+    """One whole JSON line, written with one write call (the modes run as tasks of one event loop, so a line
+    is never split; and one write keeps it whole for the reader too)."""
+    line: dict = {"step": step, "at": round(_now_ms(), 1)}
+    if mode is not None:
+        line["mode"] = mode
+    line.update(fields)
     sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
@@ -37,7 +44,19 @@ def fatal(message: str) -> None:
     sys.exit(1)
 
 
-MODE = os.environ.get("INTEROP_MODE", "")
+MODES_KNOWN = ("http", "stdio")
+
+
+def parse_modes(value: str, variable: str) -> list[str]:
+    """A comma list of modes (`http`, `stdio`), in order, without repeats; raises ValueError."""
+    modes: list[str] = []
+    for part in value.split(","):
+        part = part.strip()
+        if part not in MODES_KNOWN:
+            raise ValueError(f"{variable} must be http, stdio or http,stdio, got {value!r}")
+        if part not in modes:
+            modes.append(part)
+    return modes
 
 # The SDK's imports come before the first line (they take a second or two: the harness allows for that
 # before a first line, and a step's deadline after one).
@@ -56,7 +75,6 @@ try:
 except Exception as exc:  # a missing or broken SDK
     fatal(f"cannot load the Python MCP SDK (package mcp): {type(exc).__name__}: {exc}")
 
-emit("start", client="python", sdk="mcp", version=SDK_VERSION, mode=MODE)
 
 AFTER_RESULT_WAIT_S = 0.1
 TEXT_LIMIT = 500
@@ -80,11 +98,9 @@ def number(x: float | None) -> float | int | None:
     return x
 
 
-def parse_config() -> dict:
-    """Reads the environment; raises ValueError with a message naming the bad variable."""
-    cfg: dict = {"mode": MODE}
-    if MODE not in ("http", "stdio"):
-        raise ValueError(f"INTEROP_MODE must be http or stdio, got {MODE!r}")
+def parse_config(modes: list[str]) -> dict:
+    """Reads the environment for the given modes; raises ValueError with a message naming the bad variable."""
+    cfg: dict = {"modes": modes}
     try:
         plan = json.loads(os.environ.get("INTEROP_PLAN", ""))
     except ValueError as exc:
@@ -98,8 +114,11 @@ def parse_config() -> dict:
     cfg["timeout"] = timeout_ms / 1000.0
     cfg["key"] = os.environ.get("MCP_API_KEY") or None
     cfg["bad_key"] = os.environ.get("INTEROP_BAD_KEY") or None
+    # Unset (or empty): the bad-key step runs in every mode that runs.
+    bad_key_modes = os.environ.get("INTEROP_BAD_KEY_MODES", "").strip()
+    cfg["bad_key_modes"] = parse_modes(bad_key_modes, "INTEROP_BAD_KEY_MODES") if bad_key_modes else list(modes)
     cfg["revision"] = os.environ.get("INTEROP_REVISION", "default") or "default"
-    if MODE == "http":
+    if "http" in modes:
         cfg["url"] = os.environ.get("INTEROP_URL", "")
         if not cfg["url"]:
             raise ValueError("INTEROP_URL is required in http mode")
@@ -110,7 +129,7 @@ def parse_config() -> dict:
         if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
             raise ValueError("INTEROP_HEADERS must be a JSON object of strings")
         cfg["headers"] = headers
-    else:
+    if "stdio" in modes:
         try:
             stdio = json.loads(os.environ.get("INTEROP_STDIO", ""))
         except ValueError as exc:
@@ -149,14 +168,20 @@ class CallRecord:
 
 
 class Runner:
-    def __init__(self, cfg: dict) -> None:
+    """The whole script over one transport (`mode`); its lines carry that mode."""
+
+    def __init__(self, cfg: dict, mode: str) -> None:
         self.cfg = cfg
+        self.mode = mode
         self.current: CallRecord | None = None
+
+    def emit(self, step: str, **fields: object) -> None:
+        emit(step, self.mode, **fields)
 
     # --- what the SDK surfaces outside requests -------------------------------------------------------------
     async def message_handler(self, message: object) -> None:
         if isinstance(message, Exception):
-            emit("transport-error", error=error_text(message))
+            self.emit("transport-error", error=error_text(message))
             return
         if isinstance(message, types.ProgressNotification):
             rec = self.current
@@ -194,7 +219,7 @@ class Runner:
     # --- building a client as an agent would ----------------------------------------------------------------
     def transport(self, key: str | None):
         cfg = self.cfg
-        if cfg["mode"] == "http":
+        if self.mode == "http":
             headers = dict(cfg["headers"])
             if key is not None:
                 headers["Authorization"] = f"Bearer {key}"
@@ -233,7 +258,7 @@ class Runner:
                     async with client:
                         connected = True
                         scope.deadline = float("inf")
-                        emit("connect", ok=True, protocolVersion=client.protocol_version, pinned=pinned)
+                        self.emit("connect", ok=True, protocolVersion=client.protocol_version, pinned=pinned)
                         await self.list_step(client, timeout)
                         for call in cfg["calls"]:
                             await self.call_step(client, call, timeout)
@@ -243,20 +268,20 @@ class Runner:
                     if not connected:
                         connect_error = error_text(exc)
                     else:
-                        emit("transport-error", error=f"after connecting: {error_text(exc)}")
+                        self.emit("transport-error", error=f"after connecting: {error_text(exc)}")
             if scope.cancelled_caught:
                 if not connected:
                     connect_error = f"connect timed out after {round(timeout * 1000)} ms"
                 else:
-                    emit("transport-error", error=f"close timed out after {round(timeout * 1000)} ms")
+                    self.emit("transport-error", error=f"close timed out after {round(timeout * 1000)} ms")
         finally:
             if http is not None:
                 with anyio.move_on_after(2, shield=True):
                     await http.aclose()
         if not connected:
-            emit("connect", ok=False, error=connect_error or "connect failed")
+            self.emit("connect", ok=False, error=connect_error or "connect failed")
             await self.bad_key_step(mode, timeout)
-        emit("close", ok=True)
+        self.emit("close", ok=True)
 
     async def list_step(self, client: Client, timeout: float) -> None:
         try:
@@ -269,17 +294,17 @@ class Runner:
                     cursor = page.next_cursor
                     if not cursor:
                         break
-            emit("list", ok=True, tools=names)
+            self.emit("list", ok=True, tools=names)
         except TimeoutError:
-            emit("list", ok=False, error=f"tools/list timed out after {round(timeout * 1000)} ms")
+            self.emit("list", ok=False, error=f"tools/list timed out after {round(timeout * 1000)} ms")
         except Exception as exc:
-            emit("list", ok=False, error=error_text(exc))
+            self.emit("list", ok=False, error=error_text(exc))
 
     async def call_step(self, client: Client, call: dict, timeout: float) -> None:
         tool = call.get("tool") if isinstance(call, dict) else None
         arguments = call.get("arguments") if isinstance(call, dict) else None
         if not isinstance(tool, str):
-            emit("call", tool=tool, ok=False, error="plan entry has no tool name")
+            self.emit("call", tool=tool, ok=False, error="plan entry has no tool name")
             return
         rec = CallRecord(time.perf_counter())
         next_id = getattr(getattr(client.session, "_dispatcher", None), "_next_id", None)
@@ -307,17 +332,20 @@ class Runner:
         await anyio.sleep(AFTER_RESULT_WAIT_S)
         self.current = None
         progress = rec.progress + self.late_progress(rec)
-        emit("call", tool=tool, ok=line.pop("ok"), progress=progress, **line)
+        self.emit("call", tool=tool, ok=line.pop("ok"), progress=progress, **line)
 
     async def bad_key_step(self, mode: str, timeout: float) -> None:
         bad = self.cfg["bad_key"]
         if not bad:
-            emit("bad-key", skipped="no bad key given")
+            self.emit("bad-key", skipped="no bad key given")
+            return
+        if self.mode not in self.cfg["bad_key_modes"]:
+            self.emit("bad-key", skipped="not asked in this mode")
             return
 
         async def bad_key_handler(message: object) -> None:
             if isinstance(message, Exception):
-                emit("transport-error", error=f"bad-key client: {error_text(message)}")
+                self.emit("transport-error", error=f"bad-key client: {error_text(message)}")
 
         http, client = self.client(bad, mode, bad_key_handler)
         outcome: dict = {}
@@ -335,17 +363,38 @@ class Runner:
             if http is not None:
                 with anyio.move_on_after(2, shield=True):
                     await http.aclose()
-        emit("bad-key", **outcome)
+        self.emit("bad-key", **outcome)
+
+
+async def run_mode(cfg: dict, mode: str, failed: list[str]) -> None:
+    """One mode's script; an unexpected error ends that mode with a fatal line, not the other mode."""
+    runner = Runner(cfg, mode)
+    try:
+        await runner.run()
+    except Exception as exc:  # noqa: BLE001 - the contract wants a line, not a traceback
+        failed.append(mode)
+        runner.emit("fatal", error=error_text(exc))
 
 
 async def main() -> int:
     try:
-        cfg = parse_config()
+        modes = parse_modes(os.environ.get("INTEROP_MODE", ""), "INTEROP_MODE")
     except ValueError as exc:
+        emit("start", client="python", sdk="mcp", version=SDK_VERSION)  # no mode to tag it with
         emit("fatal", error=str(exc))
         return 1
-    await Runner(cfg).run()
-    return 0
+    for mode in modes:
+        emit("start", mode, client="python", sdk="mcp", version=SDK_VERSION)
+    try:
+        cfg = parse_config(modes)
+    except ValueError as exc:
+        emit("fatal", error=str(exc))  # bad input: before either mode started, so no mode
+        return 1
+    failed: list[str] = []
+    async with anyio.create_task_group() as tg:
+        for mode in modes:
+            tg.start_soon(run_mode, cfg, mode, failed)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
  * same order, same output helper, nothing shared. The SDK is loaded with a dynamic import so that a missing
  * SDK prints `fatal` instead of crashing before the first line.
  *
+ * INTEROP_MODE=http,stdio runs the whole script once per mode, concurrently, in this one process (one start of
+ * the runtime instead of two): each mode has its own clients and connections, and every line it prints carries
+ * its `mode`.
+ *
  * SDK facts this program relies on (read in the installed source, dist/esm):
  * - `Client` offers no list of protocol versions: `initialize` always offers LATEST_PROTOCOL_VERSION
  *   (2025-11-25), so `connect` says `"pinned": false` whatever INTEROP_REVISION asks for.
@@ -34,10 +38,14 @@ const TEXT_LIMIT = 500;
 
 // ---- output: one JSON object per line on stdout; `at` is ms since the process started (monotonic) ----
 
+type Mode = 'http' | 'stdio';
+const MODES: readonly Mode[] = ['http', 'stdio'];
+
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const now = () => round(performance.now());
-function emit(step: string, fields: Record<string, unknown> = {}, at = now()): void {
-  process.stdout.write(`${JSON.stringify({ step, at, ...fields })}\n`);
+/** One whole line per write call: the two modes' lines never interleave inside a line. */
+function emit(step: string, mode: Mode | undefined, fields: Record<string, unknown> = {}, at = now()): void {
+  process.stdout.write(`${JSON.stringify({ step, at, ...(mode && { mode }), ...fields })}\n`);
 }
 const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
 
@@ -48,18 +56,19 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
  * microtasks (where the request's rejection travels) and is dropped if a step has printed it meanwhile.
  */
 const surfaced = new WeakSet<object>();
-const pendingErrors = new Set<{ err: unknown; at: number }>();
+const pendingErrors = new Set<{ err: unknown; at: number; mode: Mode }>();
 function flushTransportErrors(): void {
   for (const entry of pendingErrors) {
     pendingErrors.delete(entry);
     if (typeof entry.err === 'object' && entry.err !== null && surfaced.has(entry.err)) continue;
-    emit('transport-error', { error: errorText(entry.err) }, entry.at);
+    emit('transport-error', entry.mode, { error: errorText(entry.err) }, entry.at);
   }
 }
-function transportError(err: unknown): void {
-  pendingErrors.add({ err, at: now() });
+/** The `onerror` handler of a connection made for `mode`. */
+const transportError = (mode: Mode) => (err: unknown): void => {
+  pendingErrors.add({ err, at: now(), mode });
   setTimeout(flushTransportErrors, 0);
-}
+};
 /** The text of an error a step prints; the error is then not printed again as a `transport-error`. */
 function failure(err: unknown): string {
   if (typeof err === 'object' && err !== null) surfaced.add(err);
@@ -71,8 +80,9 @@ async function exit(code: number): Promise<never> {
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
 }
+/** A fatal before any mode started (bad input, a missing SDK): no `mode`. */
 async function fatal(err: unknown): Promise<never> {
-  emit('fatal', { error: errorText(err) });
+  emit('fatal', undefined, { error: errorText(err) });
   return exit(1);
 }
 
@@ -102,9 +112,18 @@ interface StdioSpec {
   env: Record<string, string>;
   keyEnv: string;
 }
-type Config =
-  | { mode: 'http'; url: URL; headers: Record<string, string>; key?: string; badKey?: string; revision: string; plan: Plan }
-  | { mode: 'stdio'; stdio: StdioSpec; key?: string; badKey?: string; revision: string; plan: Plan };
+interface Config {
+  /** The modes to run, concurrently, in INTEROP_MODE's order. */
+  modes: Mode[];
+  http?: { url: URL; headers: Record<string, string> };
+  stdio?: StdioSpec;
+  key?: string;
+  badKey?: string;
+  /** INTEROP_BAD_KEY_MODES: the modes whose script includes the bad-key step (default: every mode run). */
+  badKeyModes: Set<Mode>;
+  revision: string;
+  plan: Plan;
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -124,6 +143,13 @@ function stringRecord(name: string, value: unknown): Record<string, string> {
   return value as Record<string, string>;
 }
 
+/** A comma list of modes (`http`, `stdio`), without repeats, in its order. */
+function modeList(name: string, raw: string): Mode[] {
+  const items = raw.split(',').map((m) => m.trim());
+  if (items.some((m) => !MODES.includes(m as Mode))) throw new Error(`${name} must be "http", "stdio" or "http,stdio" (got ${JSON.stringify(raw)})`);
+  return [...new Set(items as Mode[])];
+}
+
 function readConfig(): Config {
   const key = process.env.MCP_API_KEY || undefined;
   const badKey = process.env.INTEROP_BAD_KEY || undefined;
@@ -137,8 +163,11 @@ function readConfig(): Config {
   });
   const timeoutMs = typeof rawPlan.timeoutMs === 'number' && rawPlan.timeoutMs > 0 ? rawPlan.timeoutMs : 30_000;
   const plan: Plan = { calls, timeoutMs };
-  const mode = process.env.INTEROP_MODE;
-  if (mode === 'http') {
+  const modes = modeList('INTEROP_MODE', process.env.INTEROP_MODE ?? '');
+  const rawBadKeyModes = process.env.INTEROP_BAD_KEY_MODES;
+  const badKeyModes = new Set(rawBadKeyModes ? modeList('INTEROP_BAD_KEY_MODES', rawBadKeyModes) : modes);
+  const cfg: Config = { modes, key, badKey, badKeyModes, revision, plan };
+  if (modes.includes('http')) {
     const rawUrl = process.env.INTEROP_URL;
     if (!rawUrl) throw new Error('INTEROP_URL is not set');
     let url: URL;
@@ -148,17 +177,17 @@ function readConfig(): Config {
       throw new Error('INTEROP_URL is not a valid absolute URL');
     }
     const headers = process.env.INTEROP_HEADERS ? stringRecord('INTEROP_HEADERS', parseJson('INTEROP_HEADERS')) : {};
-    return { mode, url, headers, key, badKey, revision, plan };
+    cfg.http = { url, headers };
   }
-  if (mode === 'stdio') {
+  if (modes.includes('stdio')) {
     const raw = parseJson('INTEROP_STDIO');
     if (!isObject(raw) || typeof raw.command !== 'string') throw new Error('INTEROP_STDIO needs a "command" string');
     const args = Array.isArray(raw.args) && raw.args.every((a) => typeof a === 'string') ? (raw.args as string[]) : [];
     const env = raw.env === undefined ? {} : stringRecord('INTEROP_STDIO.env', raw.env);
     const keyEnv = typeof raw.keyEnv === 'string' && raw.keyEnv !== '' ? raw.keyEnv : 'CANVAS_API_KEY';
-    return { mode, stdio: { command: raw.command, args, env, keyEnv }, key, badKey, revision, plan };
+    cfg.stdio = { command: raw.command, args, env, keyEnv };
   }
-  throw new Error(`INTEROP_MODE must be "http" or "stdio" (got ${JSON.stringify(mode ?? null)})`);
+  return cfg;
 }
 
 /** The installed SDK's version, from the package.json above the module the resolver picks. */
@@ -179,29 +208,33 @@ function sdkVersion(): string {
 
 // ---- the program ----
 
-/** Only the transport module the mode needs is imported: every module costs startup time under tsx. */
+type MakeTransport = (key: string | undefined) => Transport;
+
+/** Only the transport modules the modes need are imported: every module costs startup time under tsx. */
 async function load() {
   const cfg = readConfig();
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  let makeTransport: (key: string | undefined) => Transport;
-  if (cfg.mode === 'http') {
+  const makeTransport: Partial<Record<Mode, MakeTransport>> = {};
+  const { http, stdio } = cfg;
+  if (http) {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    makeTransport = (key) => {
+    makeTransport.http = (key) => {
       // One Authorization header: a same-named INTEROP_HEADERS entry (any case) gives way to the key.
-      const headers = Object.fromEntries(Object.entries(cfg.headers).filter(([name]) => !key || name.toLowerCase() !== 'authorization'));
+      const headers = Object.fromEntries(Object.entries(http.headers).filter(([name]) => !key || name.toLowerCase() !== 'authorization'));
       if (key) headers.authorization = `Bearer ${key}`;
-      return new StreamableHTTPClientTransport(cfg.url, { requestInit: { headers } });
+      return new StreamableHTTPClientTransport(http.url, { requestInit: { headers } });
     };
-  } else {
+  }
+  if (stdio) {
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    makeTransport = (key) => {
+    makeTransport.stdio = (key) => {
       // The child gets this environment, plus INTEROP_STDIO.env, plus keyEnv=the key (absent key: no key variable).
       const env: Record<string, string> = {};
       for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
-      Object.assign(env, cfg.stdio.env);
-      if (key) env[cfg.stdio.keyEnv] = key;
-      else delete env[cfg.stdio.keyEnv];
-      return new StdioClientTransport({ command: cfg.stdio.command, args: cfg.stdio.args, env, stderr: 'inherit' });
+      Object.assign(env, stdio.env);
+      if (key) env[stdio.keyEnv] = key;
+      else delete env[stdio.keyEnv];
+      return new StdioClientTransport({ command: stdio.command, args: stdio.args, env, stderr: 'inherit' });
     };
   }
   return { cfg, version: sdkVersion(), Client, makeTransport };
@@ -210,31 +243,11 @@ async function load() {
 const { cfg, version, Client, makeTransport } = await load().catch(fatal);
 const timeoutMs = cfg.plan.timeoutMs;
 
-emit('start', { client: CLIENT, sdk: SDK, version, mode: cfg.mode });
-
 interface Connection {
   client: SdkClient;
   transport: Transport;
   /** The revision the client hands to the transport after `initialize` (it does not expose it otherwise). */
   negotiated?: string;
-}
-
-/** A client configured as an agent would from its `mcpServers` entry, with `key` (or none). */
-function makeConnection(key: string | undefined): Connection {
-  const transport = makeTransport(key);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  const connection: Connection = { client, transport };
-  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-  transport.setProtocolVersion = (v: string) => {
-    connection.negotiated = v;
-    setProtocolVersion?.(v);
-  };
-  client.onerror = transportError;
-  return connection;
-}
-
-async function closeQuietly(connection: Connection): Promise<void> {
-  await bounded(connection.client.close(), 5_000, 'close').catch(() => {});
 }
 
 interface ProgressRecord {
@@ -244,82 +257,126 @@ interface ProgressRecord {
   afterResult: boolean;
 }
 
-async function callStep(client: SdkClient, call: PlanCall): Promise<void> {
-  const progress: ProgressRecord[] = [];
-  let resultAt: number | undefined;
-  const sent = performance.now();
-  const since = () => round(performance.now() - sent);
+async function closeQuietly(connection: Connection): Promise<void> {
+  await bounded(connection.client.close(), 5_000, 'close').catch(() => {});
+}
+
+/** The whole script (start, connect, list, calls, bad-key, close) over one mode; every line carries `mode`. */
+async function runMode(mode: Mode): Promise<void> {
+  const say = (step: string, fields: Record<string, unknown> = {}) => emit(step, mode, fields);
+  const transportFor = makeTransport[mode]!;
+
+  /** A client configured as an agent would from its `mcpServers` entry, with `key` (or none). */
+  function makeConnection(key: string | undefined): Connection {
+    const transport = transportFor(key);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const connection: Connection = { client, transport };
+    const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (v: string) => {
+      connection.negotiated = v;
+      setProtocolVersion?.(v);
+    };
+    client.onerror = transportError(mode);
+    return connection;
+  }
+
+  async function callStep(client: SdkClient, call: PlanCall): Promise<void> {
+    const progress: ProgressRecord[] = [];
+    let resultAt: number | undefined;
+    const sent = performance.now();
+    const since = () => round(performance.now() - sent);
+    try {
+      const result = await bounded(
+        client.callTool({ name: call.tool, arguments: call.arguments }, undefined, {
+          timeout: timeoutMs,
+          onprogress: (p) => {
+            progress.push({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), at: since(), afterResult: resultAt !== undefined });
+          },
+        }),
+        timeoutMs + 1_000,
+        `tools/call ${call.tool}`,
+      );
+      resultAt = since();
+      await new Promise((r) => setTimeout(r, AFTER_RESULT_MS));
+      const content = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
+      const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
+      say('call', {
+        tool: call.tool,
+        ok: true,
+        progress,
+        resultAt,
+        isError: result.isError === true,
+        ...(text !== undefined && { text: text.slice(0, TEXT_LIMIT) }),
+      });
+    } catch (err) {
+      say('call', { tool: call.tool, ok: false, error: failure(err), progress });
+    }
+  }
+
+  async function badKeyStep(): Promise<void> {
+    if (!cfg.badKey) {
+      say('bad-key', { skipped: 'no bad key given' });
+      return;
+    }
+    if (!cfg.badKeyModes.has(mode)) {
+      say('bad-key', { skipped: 'not asked in this mode' });
+      return;
+    }
+    const bad = makeConnection(cfg.badKey);
+    try {
+      await bounded(bad.client.connect(bad.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
+      await bounded(bad.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
+      say('bad-key', { ok: false, accepted: true });
+    } catch (err) {
+      say('bad-key', { ok: true, error: failure(err) });
+    } finally {
+      await closeQuietly(bad);
+    }
+  }
+
+  say('start', { client: CLIENT, sdk: SDK, version });
+
+  const main = makeConnection(cfg.key);
+  let connected = false;
   try {
-    const result = await bounded(
-      client.callTool({ name: call.tool, arguments: call.arguments }, undefined, {
-        timeout: timeoutMs,
-        onprogress: (p) => {
-          progress.push({ progress: p.progress, ...(p.total !== undefined && { total: p.total }), at: since(), afterResult: resultAt !== undefined });
-        },
-      }),
-      timeoutMs + 1_000,
-      `tools/call ${call.tool}`,
-    );
-    resultAt = since();
-    await new Promise((r) => setTimeout(r, AFTER_RESULT_MS));
-    const content = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
-    const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
-    emit('call', {
-      tool: call.tool,
-      ok: true,
-      progress,
-      resultAt,
-      isError: result.isError === true,
-      ...(text !== undefined && { text: text.slice(0, TEXT_LIMIT) }),
-    });
+    await bounded(main.client.connect(main.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
+    connected = true;
+    say('connect', { ok: true, protocolVersion: main.negotiated ?? null, pinned: false });
   } catch (err) {
-    emit('call', { tool: call.tool, ok: false, error: failure(err), progress });
+    say('connect', { ok: false, error: failure(err) });
   }
-}
 
-async function badKeyStep(): Promise<void> {
-  if (!cfg.badKey) {
-    emit('bad-key', { skipped: 'no bad key given' });
-    return;
+  if (connected) {
+    try {
+      const { tools } = await bounded(main.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
+      say('list', { ok: true, tools: tools.map((t) => t.name) });
+    } catch (err) {
+      say('list', { ok: false, error: failure(err) });
+    }
+    for (const call of cfg.plan.calls) await callStep(main.client, call);
   }
-  const bad = makeConnection(cfg.badKey);
+
+  await badKeyStep();
+
   try {
-    await bounded(bad.client.connect(bad.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
-    await bounded(bad.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
-    emit('bad-key', { ok: false, accepted: true });
+    await bounded(main.client.close(), 5_000, 'close');
+    say('close', { ok: true });
   } catch (err) {
-    emit('bad-key', { ok: true, error: failure(err) });
-  } finally {
-    await closeQuietly(bad);
+    say('close', { ok: false, error: failure(err) });
   }
 }
 
-const main = makeConnection(cfg.key);
-let connected = false;
-try {
-  await bounded(main.client.connect(main.transport, { timeout: timeoutMs }), timeoutMs + 1_000, 'connect');
-  connected = true;
-  emit('connect', { ok: true, protocolVersion: main.negotiated ?? null, pinned: false });
-} catch (err) {
-  emit('connect', { ok: false, error: failure(err) });
-}
-
-if (connected) {
-  try {
-    const { tools } = await bounded(main.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
-    emit('list', { ok: true, tools: tools.map((t) => t.name) });
-  } catch (err) {
-    emit('list', { ok: false, error: failure(err) });
-  }
-  for (const call of cfg.plan.calls) await callStep(main.client, call);
-}
-
-await badKeyStep();
-
-try {
-  await bounded(main.client.close(), 5_000, 'close');
-  emit('close', { ok: true });
-} catch (err) {
-  emit('close', { ok: false, error: failure(err) });
-}
-await exit(0);
+// The modes run side by side; the process exits once every one of them has closed. A mode that throws
+// outside its steps (a bug, not a service failure) prints its own `fatal` and the exit code becomes 1.
+const codes = await Promise.all(
+  cfg.modes.map((mode) =>
+    runMode(mode).then(
+      () => 0,
+      (err: unknown) => {
+        emit('fatal', mode, { error: errorText(err) });
+        return 1;
+      },
+    ),
+  ),
+);
+await exit(Math.max(0, ...codes));

@@ -4,6 +4,10 @@
 // (one object per line, every line with "step" and "at"), logs on stderr. It never prints the key
 // or the values of INTEROP_HEADERS.
 //
+// INTEROP_MODE may be http, stdio or http,stdio: with both, the whole script (connect, list, calls,
+// bad-key, close) runs for each mode concurrently, one goroutine and one client per mode, and every
+// line carries the "mode" it belongs to (only a fatal before any mode started has none).
+//
 // Build: CGO_ENABLED=0 go build -o /work/main/.tools/bin/interop-go .
 package main
 
@@ -51,8 +55,14 @@ func msSince(t time.Time) float64 {
 	return math.Round(float64(time.Since(t).Microseconds())/100) / 10
 }
 
-func emit(step string, fields ...kv) {
+// emit prints one line; mode "" (a fatal before any mode started) prints no mode field. The
+// line is built whole and written with one Write under outMu, so concurrent modes never
+// interleave inside a line.
+func emit(mode, step string, fields ...kv) {
 	at := msSince(started)
+	if mode != "" {
+		fields = append([]kv{{"mode", mode}}, fields...)
+	}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	write := func(i int, k string, v any) {
@@ -90,7 +100,7 @@ func logf(format string, args ...any) {
 }
 
 func fatal(err string) {
-	emit("fatal", kv{"error", err})
+	emit("", "fatal", kv{"error", err})
 	os.Exit(1)
 }
 
@@ -124,7 +134,8 @@ type stdioSpec struct {
 }
 
 type config struct {
-	mode     string
+	modes    []string        // in the order INTEROP_MODE gives them
+	badModes map[string]bool // modes whose bad-key step runs (INTEROP_BAD_KEY_MODES)
 	url      string
 	headers  map[string]string
 	key      string
@@ -137,8 +148,54 @@ type config struct {
 	timeout  time.Duration
 }
 
-func readConfig() (*config, error) {
-	c := &config{mode: os.Getenv("INTEROP_MODE")}
+const (
+	modeHTTP  = "http"
+	modeStdio = "stdio"
+)
+
+// parseModes reads a comma list of modes (http, stdio), each at most once.
+func parseModes(name, raw string) ([]string, error) {
+	var modes []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(raw, ",") {
+		m := strings.TrimSpace(part)
+		if m != modeHTTP && m != modeStdio {
+			return nil, fmt.Errorf("%s must be a comma list of http and stdio (http, stdio or http,stdio), got %q", name, raw)
+		}
+		if seen[m] {
+			return nil, fmt.Errorf("%s names %s twice", name, m)
+		}
+		seen[m] = true
+		modes = append(modes, m)
+	}
+	return modes, nil
+}
+
+func hasMode(modes []string, mode string) bool {
+	for _, m := range modes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
+
+func readConfig(modes []string) (*config, error) {
+	c := &config{modes: modes, badModes: map[string]bool{}}
+	// INTEROP_BAD_KEY_MODES: the modes whose bad-key step runs; unset or empty: every mode run.
+	if raw := strings.TrimSpace(os.Getenv("INTEROP_BAD_KEY_MODES")); raw != "" {
+		bad, err := parseModes("INTEROP_BAD_KEY_MODES", raw)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range bad {
+			c.badModes[m] = true
+		}
+	} else {
+		for _, m := range modes {
+			c.badModes[m] = true
+		}
+	}
 	c.key, c.hasKey = os.LookupEnv("MCP_API_KEY")
 	c.hasKey = c.hasKey && c.key != ""
 	c.badKey, c.hasBad = os.LookupEnv("INTEROP_BAD_KEY")
@@ -148,8 +205,7 @@ func readConfig() (*config, error) {
 		c.revision = "default"
 	}
 
-	switch c.mode {
-	case "http":
+	if hasMode(modes, modeHTTP) {
 		c.url = os.Getenv("INTEROP_URL")
 		if c.url == "" {
 			return nil, errors.New("INTEROP_URL is not set")
@@ -172,7 +228,8 @@ func readConfig() (*config, error) {
 				c.headers[name] = s
 			}
 		}
-	case "stdio":
+	}
+	if hasMode(modes, modeStdio) {
 		raw := os.Getenv("INTEROP_STDIO")
 		if raw == "" {
 			return nil, errors.New("INTEROP_STDIO is not set")
@@ -183,8 +240,6 @@ func readConfig() (*config, error) {
 		if c.stdio.Command == "" {
 			return nil, errors.New("INTEROP_STDIO: command is empty")
 		}
-	default:
-		return nil, fmt.Errorf("INTEROP_MODE must be http or stdio, got %q", c.mode)
 	}
 
 	rawPlan := os.Getenv("INTEROP_PLAN")
@@ -268,11 +323,29 @@ func newStdioTransport(c *config, key string, withKey bool) mcp.Transport {
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 }
 
-func newTransport(c *config, key string, withKey bool) mcp.Transport {
-	if c.mode == "stdio" {
-		return newStdioTransport(c, key, withKey)
+// ---------------------------------------------------------------------------------------------
+// One mode's run: its own clients, connections and progress book; every line it prints carries
+// its mode.
+
+type runner struct {
+	c    *config
+	mode string
+	book *progressBook
+}
+
+func newRunner(c *config, mode string) *runner {
+	return &runner{c: c, mode: mode, book: &progressBook{calls: map[int64]*activeCall{}}}
+}
+
+func (r *runner) emit(step string, fields ...kv) { emit(r.mode, step, fields...) }
+
+func (r *runner) logf(format string, args ...any) { logf(r.mode+": "+format, args...) }
+
+func (r *runner) newTransport(key string, withKey bool) mcp.Transport {
+	if r.mode == modeStdio {
+		return newStdioTransport(r.c, key, withKey)
 	}
-	return newHTTPTransport(c, key, withKey)
+	return newHTTPTransport(r.c, key, withKey)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -280,6 +353,7 @@ func newTransport(c *config, key string, withKey bool) mcp.Transport {
 // (ClientSession.Wait returning an error) before we close it.
 
 type transportErrorHandler struct {
+	r     *runner
 	attrs []slog.Attr
 }
 
@@ -287,9 +361,9 @@ func (h *transportErrorHandler) Enabled(_ context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn
 }
 
-func (h *transportErrorHandler) Handle(_ context.Context, r slog.Record) error {
+func (h *transportErrorHandler) Handle(_ context.Context, rec slog.Record) error {
 	var b strings.Builder
-	b.WriteString(r.Message)
+	b.WriteString(rec.Message)
 	add := func(a slog.Attr) bool {
 		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Any())
 		return true
@@ -297,13 +371,13 @@ func (h *transportErrorHandler) Handle(_ context.Context, r slog.Record) error {
 	for _, a := range h.attrs {
 		add(a)
 	}
-	r.Attrs(add)
-	emit("transport-error", kv{"error", b.String()})
+	rec.Attrs(add)
+	h.r.emit("transport-error", kv{"error", b.String()})
 	return nil
 }
 
 func (h *transportErrorHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &transportErrorHandler{attrs: append(append([]slog.Attr{}, h.attrs...), attrs...)}
+	return &transportErrorHandler{r: h.r, attrs: append(append([]slog.Attr{}, h.attrs...), attrs...)}
 }
 
 func (h *transportErrorHandler) WithGroup(string) slog.Handler { return h }
@@ -313,11 +387,11 @@ type session struct {
 	closing atomic.Bool
 }
 
-func watch(s *session) {
+func (r *runner) watch(s *session) {
 	go func() {
 		err := s.cs.Wait()
 		if err != nil && !s.closing.Load() {
-			emit("transport-error", kv{"error", errText(err)})
+			r.emit("transport-error", kv{"error", errText(err)})
 		}
 	}()
 }
@@ -337,7 +411,8 @@ func closeSession(s *session, timeout time.Duration) error {
 
 // ---------------------------------------------------------------------------------------------
 // Progress: every call carries its own numeric progress token; the client-wide handler files each
-// notification under the call whose token it carries.
+// notification under the call whose token it carries (in its own mode's book: a token is only
+// ever matched within the connection-side that sent it).
 
 type progressRecord struct {
 	Progress    float64  `json:"progress"`
@@ -362,8 +437,6 @@ type progressBook struct {
 	calls map[int64]*activeCall
 }
 
-var book = &progressBook{calls: map[int64]*activeCall{}}
-
 // tokenOf returns the numeric token a notification carries; a string token (even "1") is not
 // our numeric token and does not match.
 func tokenOf(t any) (int64, bool) {
@@ -386,12 +459,13 @@ func tokenOf(t any) (int64, bool) {
 	return 0, false
 }
 
-func onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+func (r *runner) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	if req == nil || req.Params == nil {
 		return
 	}
 	p := req.Params
 	token, ok := tokenOf(p.ProgressToken)
+	book := r.book
 	book.mu.Lock()
 	var call *activeCall
 	if ok {
@@ -413,18 +487,18 @@ func onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	}
 	book.mu.Unlock()
 	if call == nil {
-		logf("progress notification with token %s (%T) matches no call in flight; ignored", encodeJSON(p.ProgressToken), p.ProgressToken)
+		r.logf("progress notification with token %s (%T) matches no call in flight; ignored", encodeJSON(p.ProgressToken), p.ProgressToken)
 	}
 }
 
 // ---------------------------------------------------------------------------------------------
 
-func newClient() *mcp.Client {
+func (r *runner) newClient() *mcp.Client {
 	return mcp.NewClient(
 		&mcp.Implementation{Name: "interop-go", Version: "1.0.0"},
 		&mcp.ClientOptions{
-			Logger:                      slog.New(&transportErrorHandler{}),
-			ProgressNotificationHandler: onProgress,
+			Logger:                      slog.New(&transportErrorHandler{r: r}),
+			ProgressNotificationHandler: r.onProgress,
 		},
 	)
 }
@@ -436,15 +510,15 @@ func sessionOptions(c *config) *mcp.ClientSessionOptions {
 	return &mcp.ClientSessionOptions{ProtocolVersion: c.revision}
 }
 
-func connect(c *config, key string, withKey bool) (*session, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+func (r *runner) connect(key string, withKey bool) (*session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.c.timeout)
 	defer cancel()
-	cs, err := newClient().Connect(ctx, newTransport(c, key, withKey), sessionOptions(c))
+	cs, err := r.newClient().Connect(ctx, r.newTransport(key, withKey), sessionOptions(r.c))
 	if err != nil {
 		return nil, err
 	}
 	s := &session{cs: cs}
-	watch(s)
+	r.watch(s)
 	return s, nil
 }
 
@@ -474,12 +548,12 @@ func firstText(res *mcp.CallToolResult) string {
 	return ""
 }
 
-var nextToken atomic.Int64
+var nextToken atomic.Int64 // shared by the modes: a token is unique in the process
 
 // dispatchSettle: see runCall.
 const dispatchSettle = 10 * time.Millisecond
 
-func runCall(s *session, call planCall, timeout time.Duration) {
+func (r *runner) runCall(s *session, call planCall) {
 	token := nextToken.Add(1)
 	args := call.Arguments
 	if args == nil {
@@ -488,13 +562,14 @@ func runCall(s *session, call planCall, timeout time.Duration) {
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: args}
 	params.SetProgressToken(token)
 
+	book := r.book
 	ac := &activeCall{}
 	book.mu.Lock()
 	book.calls[token] = ac
 	ac.sent = time.Now()
 	book.mu.Unlock()
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), r.c.timeout)
 	res, err := s.cs.CallTool(ctx, params)
 	cancel()
 
@@ -524,26 +599,31 @@ func runCall(s *session, call planCall, timeout time.Duration) {
 	}
 
 	if err != nil {
-		emit("call", kv{"tool", call.Tool}, kv{"ok", false}, kv{"progress", progress}, kv{"error", errText(err)})
+		r.emit("call", kv{"tool", call.Tool}, kv{"ok", false}, kv{"progress", progress}, kv{"error", errText(err)})
 		return
 	}
 	if res == nil {
-		emit("call", kv{"tool", call.Tool}, kv{"ok", false}, kv{"progress", progress}, kv{"error", "the SDK returned no result and no error"})
+		r.emit("call", kv{"tool", call.Tool}, kv{"ok", false}, kv{"progress", progress}, kv{"error", "the SDK returned no result and no error"})
 		return
 	}
-	emit("call", kv{"tool", call.Tool}, kv{"ok", true}, kv{"progress", progress}, kv{"resultAt", resultAt},
+	r.emit("call", kv{"tool", call.Tool}, kv{"ok", true}, kv{"progress", progress}, kv{"resultAt", resultAt},
 		kv{"isError", res.IsError}, kv{"text", firstText(res)})
 }
 
-func badKeyStep(c *config) {
+func (r *runner) badKeyStep() {
+	c := r.c
+	if !c.badModes[r.mode] {
+		r.emit("bad-key", kv{"skipped", "not asked in this mode"})
+		return
+	}
 	if !c.hasBad {
-		emit("bad-key", kv{"skipped", "no bad key given"})
+		r.emit("bad-key", kv{"skipped", "no bad key given"})
 		return
 	}
 	deadline := time.Now().Add(c.timeout)
-	s, err := connect(c, c.badKey, true)
+	s, err := r.connect(c.badKey, true)
 	if err != nil {
-		emit("bad-key", kv{"ok", true}, kv{"error", errText(err)})
+		r.emit("bad-key", kv{"ok", true}, kv{"error", errText(err)})
 		return
 	}
 	remaining := time.Until(deadline)
@@ -552,13 +632,49 @@ func badKeyStep(c *config) {
 	}
 	_, err = listTools(s, remaining)
 	if cerr := closeSession(s, c.timeout); cerr != nil {
-		logf("closing the bad-key session: %v", cerr)
+		r.logf("closing the bad-key session: %v", cerr)
 	}
 	if err != nil {
-		emit("bad-key", kv{"ok", true}, kv{"error", errText(err)})
+		r.emit("bad-key", kv{"ok", true}, kv{"error", errText(err)})
 		return
 	}
-	emit("bad-key", kv{"ok", false}, kv{"accepted", true})
+	r.emit("bad-key", kv{"ok", false}, kv{"accepted", true})
+}
+
+// run is the whole script for one mode: connect, list, calls, bad-key, close.
+func (r *runner) run() {
+	c := r.c
+	s, err := r.connect(c.key, c.hasKey)
+	if err != nil {
+		r.emit("connect", kv{"ok", false}, kv{"error", errText(err)})
+	} else {
+		version := ""
+		if init := s.cs.InitializeResult(); init != nil {
+			version = init.ProtocolVersion
+		}
+		r.emit("connect", kv{"ok", true}, kv{"protocolVersion", version}, kv{"pinned", c.revision != "default"})
+
+		names, err := listTools(s, c.timeout)
+		if err != nil {
+			r.emit("list", kv{"ok", false}, kv{"error", errText(err)})
+		} else {
+			r.emit("list", kv{"ok", true}, kv{"tools", names})
+		}
+
+		for _, call := range c.plan.Calls {
+			r.runCall(s, call)
+		}
+	}
+
+	r.badKeyStep()
+
+	if s != nil {
+		if err := closeSession(s, c.timeout); err != nil {
+			r.emit("close", kv{"ok", false}, kv{"error", errText(err)})
+			return
+		}
+	}
+	r.emit("close", kv{"ok", true})
 }
 
 func sdkVersion() string {
@@ -576,42 +692,32 @@ func sdkVersion() string {
 }
 
 func main() {
-	emit("start", kv{"client", clientName}, kv{"sdk", sdkPath}, kv{"version", sdkVersion()}, kv{"mode", os.Getenv("INTEROP_MODE")})
+	start := []kv{{"client", clientName}, {"sdk", sdkPath}, {"version", sdkVersion()}}
+	modes, err := parseModes("INTEROP_MODE", os.Getenv("INTEROP_MODE"))
+	if err != nil {
+		// No mode to run: the start line (the program and its SDK are there) and the fatal carry none.
+		emit("", "start", start...)
+		fatal(err.Error())
+	}
+	for _, mode := range modes {
+		emit(mode, "start", start...)
+	}
 
-	c, err := readConfig()
+	c, err := readConfig(modes)
 	if err != nil {
 		fatal(err.Error())
 	}
 
-	s, err := connect(c, c.key, c.hasKey)
-	if err != nil {
-		emit("connect", kv{"ok", false}, kv{"error", errText(err)})
-	} else {
-		version := ""
-		if init := s.cs.InitializeResult(); init != nil {
-			version = init.ProtocolVersion
-		}
-		emit("connect", kv{"ok", true}, kv{"protocolVersion", version}, kv{"pinned", c.revision != "default"})
-
-		names, err := listTools(s, c.timeout)
-		if err != nil {
-			emit("list", kv{"ok", false}, kv{"error", errText(err)})
-		} else {
-			emit("list", kv{"ok", true}, kv{"tools", names})
-		}
-
-		for _, call := range c.plan.Calls {
-			runCall(s, call, c.timeout)
-		}
+	// Each mode runs the whole script in a goroutine of its own; the process exits (0) once every
+	// mode has closed.
+	var wg sync.WaitGroup
+	for _, mode := range modes {
+		r := newRunner(c, mode)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.run()
+		}()
 	}
-
-	badKeyStep(c)
-
-	if s != nil {
-		if err := closeSession(s, c.timeout); err != nil {
-			emit("close", kv{"ok", false}, kv{"error", errText(err)})
-			os.Exit(0)
-		}
-	}
-	emit("close", kv{"ok", true})
+	wg.Wait()
 }
