@@ -3,7 +3,7 @@ import { createParser } from 'eventsource-parser';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { fill } from '../src/profile.js';
-import { LOGGED_BODY_LIMIT } from '../src/wire/client.js';
+import { clip, round } from '../src/wire/client.js';
 import type { Exchange, SseEvent } from '../src/wire/exchange.js';
 import { redact, redactHeaders } from '../src/wire/redact.js';
 import { noRedirectFetch } from '../src/wire/redirect.js';
@@ -18,8 +18,6 @@ const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
 const MODERN = '2026-07-28';
 const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '0.1.0' };
 
-const round = (ms: number) => Math.round(ms * 10) / 10;
-const clip = (text: string) => (text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`);
 
 /** A fetch for the SDK's transport that records every exchange into the check's wire log (keys redacted). */
 function recordingFetch(c: CheckContext) {

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
 import { addSpent } from '../budget/tally.js';
-import { LOGGED_BODY_LIMIT } from '../wire/client.js';
+import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
@@ -30,9 +30,6 @@ export interface RecordingProxy {
   counts: { requests: number; rateLimited: number };
   close(): Promise<void>;
 }
-
-const round = (ms: number) => Math.round(ms * 10) / 10;
-const clip = (text: string) => (text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`);
 
 function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};

@@ -174,11 +174,13 @@ function tryJson(text: string): any {
   }
 }
 
-const round = (ms: number) => Math.round(ms * 10) / 10;
+/** Times in the wire log: milliseconds to a tenth. */
+export const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** Bodies in the wire log are cut here: enough to see what went wrong, small enough for reports. */
 export const LOGGED_BODY_LIMIT = 4096;
 
-function clip(text: string): string {
+/** A body or event as the wire log keeps it: cut at LOGGED_BODY_LIMIT, saying how much was left out. */
+export function clip(text: string): string {
   return text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`;
 }
