@@ -13,8 +13,8 @@ import { createSseReader } from '../wire/sse-reader.js';
  * A loopback forwarder between one SDK client (a child process) and the target, recording every exchange the
  * client makes, so a failing matrix row carries its wire log like any other check. It is as transparent as a
  * forwarder can be: the response's status, headers and body chunks go back as they arrive (an event split
- * across chunks stays split), nothing is followed (a redirect goes back to the client, which refuses it or
- * not: that is what the row judges). Only the rate budget is the harness's business: a 429 is waited out
+ * across chunks stays split), nothing is followed, and a redirect goes back without its Location (no client
+ * can carry the key elsewhere; the origin rows judge the redirect itself). Only the rate budget is the harness's business: a 429 is waited out
  * within the run's wait budget and the request sent again (it was not processed), so a client run side by
  * side with seven others is not failed for a burst of the harness's own making.
  */
@@ -26,8 +26,8 @@ export interface RecordingProxy {
   endpoint: string;
   /** Every exchange, in order of sending (keys redacted). */
   log: Exchange[];
-  /** Requests sent to the target (retries after a 429 included) and 429s waited out. */
-  counts: { requests: number; rateLimited: number };
+  /** Requests sent to the target, retries after a 429 included (the pacer counts the 429s waited out). */
+  counts: { requests: number };
   close(): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export async function startRecordingProxy(mcpUrl: string, secrets: () => readonly string[]): Promise<RecordingProxy> {
   const upstream = new URL(mcpUrl);
   const log: Exchange[] = [];
-  const counts = { requests: 0, rateLimited: 0 };
+  const counts = { requests: 0 };
   const open = new Set<ServerResponse>();
 
   const send = (method: string, path: string, headers: Record<string, string>, body: Buffer) =>
@@ -93,12 +93,9 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       record.response = response;
       const learnt = await pacer.after(bucket, response.status, upHeaders);
       if (response.status === 429 && !learnt.giveUp && attempt < MAX_RETRIES) {
-        counts.rateLimited += 1;
         up.resume();
         continue;
       }
-      // A redirect reaches the client without its Location: no client follows it, with the key, anywhere
-      // (the origin rows judge the redirect itself).
       const passed = Object.entries(upHeaders).filter(([k]) => !HOP_BY_HOP.has(k) && !(isRedirect(response.status) && k === 'location'));
       res.writeHead(response.status, Object.fromEntries(passed));
       res.flushHeaders();
