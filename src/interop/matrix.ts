@@ -70,8 +70,6 @@ export interface Matrix {
   wallMs: number;
 }
 
-const modeOf = (c: MatrixContext) => (c.target.kind === 'stdio' && c.target.stdio ? 'the target\'s stdio command' : c.target.kind === 'embedded' ? 'the repository\'s stdio proxy, pointed at the embedded server' : undefined);
-
 /** The plan's calls: each streaming recipe (filled after the profile's setup), then one non-streaming call. */
 async function plan(c: MatrixContext, key: string | undefined, notes: string[]): Promise<{ calls: PlannedCall[]; gaps: string[] }> {
   const profile = c.target.profile;
@@ -139,14 +137,14 @@ async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<strin
  * The stdio command the clients spawn: the target's (--target stdio); on the embedded target, the repository's
  * proxy, bundled (the default command, `node --import tsx`, costs a second of CPU per start).
  */
-async function stdioCommandFor(c: MatrixContext): Promise<string[] | undefined> {
+async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; where: string } | undefined> {
   const own = (cmd: string[]) => cmd.join(' ') === [process.execPath, ...splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1)].join(' ');
   const proxy = async () => [process.execPath, await bundled('fixtures/reference-server/stdio-proxy/main.ts', 'stdio-proxy')];
   if (c.target.stdio) {
     const cmd = [c.target.stdio.command, ...c.target.stdio.args];
-    return own(cmd) ? proxy() : cmd;
+    return { command: own(cmd) ? await proxy() : cmd, where: 'the target\'s stdio command' };
   }
-  return c.target.kind === 'embedded' ? proxy() : undefined;
+  return c.target.kind === 'embedded' ? { command: await proxy(), where: 'the repository\'s stdio proxy, pointed at the embedded server' } : undefined;
 }
 
 /**
@@ -164,14 +162,14 @@ export async function startMatrix(target: TargetInfo, selected: readonly ClientI
   return matrix;
 }
 
-async function runMatrix(c: MatrixContext, selected: readonly ClientId[], known: string[]): Promise<Matrix> {
+/** `extra`: the run's secrets, to which the matrix adds the keys it makes (its workspace's, the wrong one). */
+async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra: string[]): Promise<Matrix> {
   const started = performance.now();
   const notes: string[] = [];
-  const extra = known;
   const secrets = () => [...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
   // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
   let key = c.target.apiKey;
-  if (c.target.canBootstrap && c.target.profile.kind === 'service') {
+  if (c.target.canBootstrap) {
     const fresh = await bootstrapWorkspace(c.target, extra, 'interop-matrix');
     c.http.log.push(...fresh.exchanges);
     if (fresh.key) key = fresh.key;
@@ -187,22 +185,21 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], known:
     ...(key && { MCP_API_KEY: key }),
     ...(badKey !== 'none' && { INTEROP_BAD_KEY: c.target.revokedKey ?? wrong }),
   };
-  const stdioWhere = modeOf(c);
-  const stdioCommand = await stdioCommandFor(c);
+  const stdio = await stdioCommandFor(c);
   const cells: Cell[] = [];
   for (const id of selected) {
     for (const mode of ['http', 'stdio'] as const) {
       const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.target.protocol), wire: [], requests: 0 };
       const missing = CLIENTS[id].missing();
       if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
-      else if (mode === 'stdio' && !stdioCommand) cell.notRun = { reason: 'the stdio proxy runs with --target stdio (or on the embedded target, the repository\'s proxy)', notApplicable: true };
+      else if (mode === 'stdio' && !stdio) cell.notRun = { reason: 'the stdio proxy runs with --target stdio (or on the embedded target, the repository\'s proxy)', notApplicable: true };
       cells.push(cell);
     }
   }
   await Promise.all(selected.map((id) => cells.filter((cell) => cell.client === id && !cell.notRun)).filter((own) => own.length > 0)
-    .map((own) => runClientCells(c, own, env, secrets, stdioCommand)));
+    .map((own) => runClientCells(c, own, env, secrets, stdio?.command)));
   notes.push(`the matrix sent ${cells.reduce((n, x) => n + x.requests, 0) + c.http.log.length} requests (${c.http.log.length} of its own setup, the rest its clients'); wall time ${((performance.now() - started) / 1000).toFixed(1)} s; per client (both transports in one process): ${cells.filter((x) => x.run && x.mode === 'http').map((x) => `${x.client} ${(x.run!.durationMs / 1000).toFixed(1)} s`).join(', ')}`);
-  if (stdioWhere && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdioWhere}`);
+  if (stdio && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdio.where}`);
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
   addSpent({ blocksCreated: created });
