@@ -136,11 +136,13 @@ function matrixRow(r: RequirementResult): string {
 
 const CELL_LABEL: Record<'not-applicable' | 'not-run', string> = { 'not-applicable': '—', 'not-run': 'not run' };
 
+/** A cell of the revision and client matrices: a status badge, or a muted dash where nothing ran. */
+const cellHtml = (v: RevisionCell) => (v === 'not-applicable' || v === 'not-run' ? `<span class="muted">${h(CELL_LABEL[v])}</span>` : badge(v));
+
 /** The revision x row matrix of the revision-dependent requirements (empty when none spoke a revision). */
 function revisionSection(reqs: RequirementResult[]): string {
   const m = revisionMatrix(reqs);
   if (m.rows.length === 0) return '';
-  const cellHtml = (v: RevisionCell) => (v === 'not-applicable' || v === 'not-run' ? `<span class="muted">${h(CELL_LABEL[v])}</span>` : badge(v));
   const rows = m.rows.map((row) => `<tr><td><a href="#${anchor('m', row.id)}"><code>${h(row.id)}</code></a></td><td>${h(row.level)}</td>${m.revisions.map((rev) => `<td>${cellHtml(row.cells[rev]!)}</td>`).join('')}</tr>`).join('\n');
   return `<section id="revisions">
 <h2>By protocol revision (${m.rows.length})</h2>
@@ -158,7 +160,6 @@ ${rows}
 function clientSection(reqs: RequirementResult[]): string {
   const m = clientMatrix(reqs);
   if (m.rows.length === 0) return '';
-  const cellHtml = (v: RevisionCell) => (v === 'not-applicable' || v === 'not-run' ? `<span class="muted">${h(CELL_LABEL[v])}</span>` : badge(v));
   const rows = m.rows.map((row) => `<tr><td>${h(row.sdk)}</td><td>${h(row.revision ?? '—')}</td>${m.steps.map((step) => `<td><a href="#${anchor('m', `interop-${row.client}-${step}`)}">${cellHtml(row.cells[step]!)}</a></td>`).join('')}</tr>`).join('\n');
   return `<section id="clients">
 <h2>SDK clients (${m.rows.length})</h2>
