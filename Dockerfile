@@ -55,8 +55,8 @@ COPY --from=node-modules /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY fixtures/reference-server ./fixtures/reference-server
 COPY fixtures/smtp-sink ./fixtures/smtp-sink
-COPY src/cli ./src/cli
-COPY src/mail-sink.ts ./src/mail-sink.ts
+# The service uses only the harness's bottom layer (option parsing), never the harness itself.
+COPY src/kit ./src/kit
 USER node
 EXPOSE 8080
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes

@@ -12,7 +12,7 @@ import { startReferenceServer } from '../fixtures/reference-server/app.js';
 import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
 import { mutant as findMutant } from '../fixtures/mutants/index.js';
 import { startAdminChannel } from '../src/targets/admin-channel.js';
-import { runChild } from '../scripts/bench/child-runtime.js';
+import { runChild } from '../src/kit/child-runtime.js';
 
 const { values } = parseArgs({ options: { config: { type: 'string' }, mutant: { type: 'string' } }, strict: true, allowPositionals: false });
 

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
-import { spawnServerChild } from '../scripts/bench/server-child.js';
+import { spawnServerChild } from '../src/kit/server-child.js';
 import { bootstrapKey } from '../src/targets/bootstrap-keys.js';
 import { startReferenceContainer } from '../src/targets/container.js';
 import { TargetError } from '../src/targets/target.js';

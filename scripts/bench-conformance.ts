@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { parseCommandLine, usageError } from '../src/cli/command-line.js';
+import { parseCommandLine, usageError } from '../src/kit/command-line.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 
 const USAGE = `Usage: npm run bench:conformance -- [--runs <n>]

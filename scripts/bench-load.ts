@@ -18,11 +18,11 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, usageError } from '../src/cli/command-line.js';
+import { parseCommandLine, usageError } from '../src/kit/command-line.js';
 import { runScenario } from '../load/autocannon/runner.js';
 import { requestHeaders, scenarioByName, MCP_PATH } from '../load/scenarios.js';
 import { prepareLoadTarget } from '../load/target.js';
-import { killAllChildren, spawnServerChild } from './bench/server-child.js';
+import { killAllChildren, spawnServerChild } from '../src/kit/server-child.js';
 import { runWrk, type WrkResult } from './bench/wrk.js';
 import { fixed, int, renderTable } from './bench/table.js';
 

@@ -12,11 +12,11 @@ import { createRequire, type SourceMapPayload } from 'node:module';
 import { cpus, platform, arch, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, usageError as commandLineUsageError } from '../src/cli/command-line.js';
+import { parseCommandLine, usageError as commandLineUsageError } from '../src/kit/command-line.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './bench/cpuprofile-summary.js';
 import { runLoad, type LoadResult, type LoadSpec } from './bench/load.js';
-import { killAllChildren, spawnServerChild, type ServerChild } from './bench/server-child.js';
-import type { CannedReply } from './bench/protocol.js';
+import { killAllChildren, spawnServerChild, type ServerChild } from '../src/kit/server-child.js';
+import type { CannedReply } from '../src/kit/child-protocol.js';
 import { systemCpu } from './bench/system-cpu.js';
 import { fixed, int, pct, renderTable } from './bench/table.js';
 

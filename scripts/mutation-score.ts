@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MUTANTS } from '../fixtures/mutants/index.js';
-import { parseCommandLine } from '../src/cli/command-line.js';
+import { parseCommandLine } from '../src/kit/command-line.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 
 const USAGE = `Usage: npm run mutation-score -- [--report-dir <dir>] [--jobs <n>]

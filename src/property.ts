@@ -33,21 +33,9 @@ export interface PropertySpec<T> {
 }
 
 /** What a property run leaves in the check's record: enough to judge the search and to replay a failure. */
-export interface PropertyRecord {
-  id: string;
-  seed: number;
-  /** Runs asked for, and runs done (fewer when the time box ended the search). */
-  runsRequested: number;
-  runs: number;
-  interrupted: boolean;
-  timeMs: number;
-  /** On failure: the shrunk counterexample, fast-check's path to it, and how many shrinks it took. */
-  counterexample?: string;
-  path?: string;
-  shrinks?: number;
-  /** A replayed run (--replay): the path it replayed. */
-  replayed?: string;
-}
+// The record lives beside the check record it belongs to (src/verdict.ts), so neither module needs the other's.
+export type { PropertyRecord } from './verdict.js';
+import type { PropertyRecord } from './verdict.js';
 
 export class PropertyFailure extends Error {
   constructor(message: string, readonly expected: unknown, readonly actual: unknown, cause?: unknown) {

@@ -1,5 +1,4 @@
 import type { Revision } from './catalog/types.js';
-import type { PropertyRecord } from './property.js';
 import type { Exchange } from './wire/exchange.js';
 
 /**
@@ -93,4 +92,21 @@ export function isVerdict(err: unknown): boolean {
   if (e.name === 'PropertyFailure') return e.cause === undefined || isVerdict(e.cause);
   if (e.name === 'AssertionError' || err instanceof SyntaxError) return true;
   return e.expected !== undefined || e.actual !== undefined;
+}
+
+/** What a fast-check property did, as recorded on its check (src/property.ts runs it). */
+export interface PropertyRecord {
+  id: string;
+  seed: number;
+  /** Runs asked for, and runs done (fewer when the time box ended the search). */
+  runsRequested: number;
+  runs: number;
+  interrupted: boolean;
+  timeMs: number;
+  /** On failure: the shrunk counterexample, fast-check's path to it, and how many shrinks it took. */
+  counterexample?: string;
+  path?: string;
+  shrinks?: number;
+  /** A replayed run (--replay): the path it replayed. */
+  replayed?: string;
 }

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { describe } from 'vitest';
-import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../load/probe/headers.js';
+import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
 import { check, type CheckContext } from '../src/check.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
@@ -148,7 +148,7 @@ async function tooManyRequests(c: CheckContext): Promise<Burst & { first429: Non
   return b as Burst & { first429: NonNullable<Burst['first429']>; last429: NonNullable<Burst['last429']> };
 }
 
-/** What the RateLimit-Policy and RateLimit fields of a reply say, or why they do not parse (RFC 9651 via load/probe/headers.ts). */
+/** What the RateLimit-Policy and RateLimit fields of a reply say, or why they do not parse (RFC 9651 via src/wire/rate-limit-headers.ts). */
 function describeRateLimitFields(res: WireResponse): string[] {
   const notes: string[] = [];
   for (const [name, parse] of [['ratelimit-policy', parseRateLimitPolicy], ['ratelimit', parseRateLimit]] as const) {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
-import { parseCommandLine, usageError } from '../../src/cli/command-line.js';
+import { parseCommandLine, usageError } from '../../src/kit/command-line.js';
 import { readInputs, scenarioVus, type Inputs } from '../k6/inputs.ts';
 import { CAPS, capProblem } from '../safety.js';
 import { SCENARIOS } from '../scenarios.js';

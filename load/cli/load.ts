@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
-import { parseCommandLine, usageError } from '../../src/cli/command-line.js';
+import { parseCommandLine, usageError } from '../../src/kit/command-line.js';
 import { TargetError } from '../../src/targets/target.js';
 import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type ScenarioRun } from '../autocannon/runner.js';
@@ -14,8 +14,8 @@ import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
 import { BaselineError, compareWithBaseline, readBaseline } from '../report/baseline.js';
 import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
 import { errorKindsText, type LoadReport, type ScenarioResult } from '../report/load-results.js';
-import { fmt, pct } from '../../src/report-kit/numbers.js';
-import { scrubText } from '../../src/report-kit/scrub.js';
+import { fmt, pct } from '../../src/kit/numbers.js';
+import { scrubText } from '../../src/kit/scrub.js';
 import { rewriteHtmlWithLoad } from '../../src/reports/index.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, evaluateThresholds, parseThreshold, thresholdProblem, type Threshold,

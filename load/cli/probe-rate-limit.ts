@@ -7,13 +7,13 @@ import { join, resolve } from 'node:path';
 import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 import { loadConfigFile, resolveConfig, type ConfigOverrides } from '../../fixtures/reference-server/config.js';
 import { TargetError } from '../../src/targets/target.js';
-import { parseCommandLine, usageError } from '../../src/cli/command-line.js';
+import { parseCommandLine, usageError } from '../../src/kit/command-line.js';
 import { CAPS, capProblem, UnsafeTargetError } from '../safety.js';
 import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetKind } from '../target.js';
 import { KeyRing } from '../probe/keys.js';
 import { ProbeUnreachableError, runProbe } from '../probe/probe.js';
 import { writeProbeReports } from '../probe/probe-report.js';
-import { scrubText, Secrets } from '../../src/report-kit/scrub.js';
+import { scrubText, Secrets } from '../../src/kit/scrub.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
 export const PROBE_REFERENCE: ConfigOverrides = { plans: { probe: { ratePerSecond: 50, burst: 20, maxBlocks: 10 } }, bootstrapPlan: 'probe' };

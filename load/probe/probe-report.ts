@@ -6,10 +6,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { htmlEscape, xmlEscape } from '../../src/report-kit/escape.js';
-import { mdCell, mdText } from '../../src/report-kit/markdown.js';
-import { scrubDeep, scrubText, type Secrets } from '../../src/report-kit/scrub.js';
-import { lineChart } from '../../src/report-kit/svg-chart.js';
+import { htmlEscape, xmlEscape } from '../../src/kit/escape.js';
+import { mdCell, mdText } from '../../src/kit/markdown.js';
+import { scrubDeep, scrubText, type Secrets } from '../../src/kit/scrub.js';
+import { lineChart } from '../../src/kit/svg-chart.js';
 import { fmt, type Verdict } from './analysis.js';
 import type { ProbeResult } from './probe.js';
 

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { burstFromVolley, throttle, volley, type Volley, type VolleyOptions } from './burst.js';
 import { ProbeClient, is2xx, isOk, isThrottled, type ProbeReply } from './client.js';
 import { acceptedRate, expectGate, fmt, limiterShape, median, sustainedFromSteps, throttledShare, verdict, type ShapeFinding, type Verdict } from './analysis.js';
-import { headerFindings, parseRetryAfter, type HeaderFindings } from './headers.js';
+import { headerFindings, parseRetryAfter, type HeaderFindings } from '../../src/wire/rate-limit-headers.js';
 import { probeIsolation, type IsolationFindings } from './isolation.js';
 import type { KeyRing } from './keys.js';
 import { probeRetryAfter, type RetryAfterFindings } from './retry-after.js';

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isOk, isThrottled, type ProbeClient, type ProbeReply } from './client.js';
 import { throttle, type VolleyOptions } from './burst.js';
-import { parseRetryAfter } from './headers.js';
+import { parseRetryAfter } from '../../src/wire/rate-limit-headers.js';
 
 /** Margin after the wait, for the reply's transit and timer lateness. */
 const MARGIN_MS = 100;

@@ -4,9 +4,9 @@
  * Per scenario: the latency percentiles (and, for streaming, first event and result), throughput and
  * errors per second over the run, and errors by kind.
  */
-import { htmlEscape as h } from '../../src/report-kit/escape.js';
-import { fmt, pct } from '../../src/report-kit/numbers.js';
-import { barChart, lineChart } from '../../src/report-kit/svg-chart.js';
+import { htmlEscape as h } from '../../src/kit/escape.js';
+import { fmt, pct } from '../../src/kit/numbers.js';
+import { barChart, lineChart } from '../../src/kit/svg-chart.js';
 import { errorKindsSeen, type LoadReport, type ScenarioResult } from './load-results.js';
 
 export const LOAD_HTML = 'load.html';

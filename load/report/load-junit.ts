@@ -3,9 +3,9 @@
  * a failure with the expected expression and the measured value. Failures count exactly the thresholds
  * that make the exit code 1.
  */
-import { xmlAttr as attr, xmlEscape } from '../../src/report-kit/escape.js';
-import { fmt } from '../../src/report-kit/numbers.js';
-import { scrubKeyShapes } from '../../src/report-kit/scrub.js';
+import { xmlAttr as attr, xmlEscape } from '../../src/kit/escape.js';
+import { fmt } from '../../src/kit/numbers.js';
+import { scrubKeyShapes } from '../../src/kit/scrub.js';
 import type { LoadReport } from './load-results.js';
 
 export const LOAD_JUNIT = 'load-junit.xml';

@@ -3,8 +3,8 @@
  * table row per scenario (with the change against the baseline), the streaming timings, errors by kind,
  * then every threshold with ✅ or ❌.
  */
-import { mdCode, mdRow as row, mdText } from '../../src/report-kit/markdown.js';
-import { fmt, pct } from '../../src/report-kit/numbers.js';
+import { mdCode, mdRow as row, mdText } from '../../src/kit/markdown.js';
+import { fmt, pct } from '../../src/kit/numbers.js';
 import { errorKindsText, type LoadReport } from './load-results.js';
 
 export const LOAD_MD = 'load.md';

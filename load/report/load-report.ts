@@ -2,8 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fmt } from '../../src/report-kit/numbers.js';
-import { scrubDeep, scrubText, Secrets } from '../../src/report-kit/scrub.js';
+import { fmt } from '../../src/kit/numbers.js';
+import { scrubDeep, scrubText, Secrets } from '../../src/kit/scrub.js';
 import { LOAD_HTML, renderLoadHtml } from './load-html.js';
 import { LOAD_JSON, renderLoadJson } from './load-json.js';
 import { LOAD_JUNIT, renderLoadJunit } from './load-junit.js';

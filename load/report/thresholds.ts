@@ -5,7 +5,7 @@
  * streaming one).
  */
 import type { Scenario } from '../scenarios.js';
-import { pct } from '../../src/report-kit/numbers.js';
+import { pct } from '../../src/kit/numbers.js';
 import { errorKindsText, type BaselineComparison, type ScenarioResult, type ThresholdResult } from './load-results.js';
 
 export const OPS = ['<=', '>=', '==', '<', '>'] as const;

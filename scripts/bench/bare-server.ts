@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runChild } from './child-runtime.js';
+import { runChild } from '../../src/kit/child-runtime.js';
 
 runChild('bare-server child', {
   needsReply: true,

@@ -1,4 +1,4 @@
-import { parseLegacyFields, parseRateLimit, parseRetryAfter } from '../../load/probe/headers.js';
+import { parseLegacyFields, parseRateLimit, parseRetryAfter } from '../wire/rate-limit-headers.js';
 import type { TargetInfo } from '../target-info.js';
 import { reserveWait } from './broker-client.js';
 import { addSpent } from './tally.js';

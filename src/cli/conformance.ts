@@ -7,7 +7,7 @@ import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runCo
 import { describeConsumption } from '../reports/consumption.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
-import { parseCommandLine, usageError } from './command-line.js';
+import { parseCommandLine, usageError } from '../kit/command-line.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 

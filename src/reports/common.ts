@@ -1,12 +1,12 @@
 import type { RequirementResult } from '../results.js';
-import { scrubKeyShapes } from '../report-kit/scrub.js';
-import { oneLine } from '../report-kit/text.js';
+import { scrubKeyShapes } from '../kit/scrub.js';
+import { oneLine } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange } from '../wire/exchange.js';
 
 /*
  * What the conformance reports (junit.xml, summary.md, report.html) share: value formatting, check labels,
- * which requirements fail the run, the compact wire log. Generic text helpers are in src/report-kit/.
+ * which requirements fail the run, the compact wire log. Generic text helpers are in src/kit/.
  */
 
 /** Expected/actual values as text: JSON (compact when short, indented when long); never throws. */

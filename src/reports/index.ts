@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../results.js';
-import { scrubDeep, scrubText, Secrets } from '../report-kit/scrub.js';
+import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
 import { renderHtml } from './report-html.js';
 import { renderJunit } from './junit.js';
@@ -11,7 +11,7 @@ import type { LoadReport } from '../../load/report/load-results.js';
 
 /*
  * The door of the conformance reports: the only code that writes them. A run's results are scrubbed of the
- * run's secrets once (src/report-kit/scrub.ts), then every file is rendered from the scrubbed copy, which
+ * run's secrets once (src/kit/scrub.ts), then every file is rendered from the scrubbed copy, which
  * is also what the CLI prints from. The renderers are pure (results in, text out) and write nothing.
  */
 

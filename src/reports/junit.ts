@@ -1,7 +1,7 @@
 import type { RequirementResult, Results } from '../results.js';
-import { xmlAttr, xmlEscape } from '../report-kit/escape.js';
-import { scrubKeyShapes } from '../report-kit/scrub.js';
-import { oneLine } from '../report-kit/text.js';
+import { xmlAttr, xmlEscape } from '../kit/escape.js';
+import { scrubKeyShapes } from '../kit/scrub.js';
+import { oneLine } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import { checkLabel, failsRun, formatValue, wireLogText } from './common.js';
 import { describeProperty } from './property-text.js';

@@ -1,6 +1,6 @@
 import { clientMatrix, revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
-import { htmlEscape } from '../report-kit/escape.js';
-import { truncate } from '../report-kit/text.js';
+import { htmlEscape } from '../kit/escape.js';
+import { truncate } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';

@@ -1,6 +1,6 @@
 import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
-import { mdBlock, mdCell as cell, mdCode, mdText } from '../report-kit/markdown.js';
-import { truncate } from '../report-kit/text.js';
+import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
+import { truncate } from '../kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
 import { describeConsumption } from './consumption.js';
 import { describeProperty, runsText } from './property-text.js';

@@ -3,13 +3,13 @@ import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
 import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
-import { CONFORMANCE_CONFIG } from './conformance-config.js';
+import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../kit/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGE = 'localhost/canvas-reference:conformance';

@@ -1,8 +1,8 @@
 import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { hashKey } from '../../fixtures/reference-server/keys.js';
 import { mutant as findMutant } from '../../fixtures/mutants/index.js';
-import { startMailSink } from '../mail-sink.js';
-import { CONFORMANCE_CONFIG } from './conformance-config.js';
+import { startMailSink } from '../../fixtures/smtp-sink/mail-sink.js';
+import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { startAdminChannel } from './admin-channel.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';

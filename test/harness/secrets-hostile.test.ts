@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_MUTANTS, mutant } from '../../fixtures/mutants/index.js';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
-import { REDACTED, scrubDeep, scrubText, Secrets } from '../../src/report-kit/scrub.js';
+import { REDACTED, scrubDeep, scrubText, Secrets } from '../../src/kit/scrub.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { conformanceSecrets } from '../../src/reports/index.js';
-import { CONFORMANCE_CONFIG } from '../../src/targets/conformance-config.js';
+import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';
 
 /*

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../src/targets/free-port.js';
+import { freePort } from '../../src/kit/free-port.js';
 
 /** How long server-everything may take to say it listens. */
 const START_TIMEOUT_MS = 20_000;

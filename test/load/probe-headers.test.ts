@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   headerFindings, maskByteSequences, parseLegacyFields, parseRateLimit, parseRateLimitPolicy, parseRetryAfter,
-} from '../../load/probe/headers.js';
+} from '../../src/wire/rate-limit-headers.js';
 
 describe('fields that are not Structured Field Lists (RFC 9651: ignored whole)', () => {
   it('reports why, for each way a value breaks the grammar', () => {

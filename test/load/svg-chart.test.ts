@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barChart, lineChart, niceScale } from '../../src/report-kit/svg-chart.js';
+import { barChart, lineChart, niceScale } from '../../src/kit/svg-chart.js';
 
 describe('svg charts', () => {
   it('picks axis maxima of 1, 2 or 5 times a power of ten that cover the data', () => {

@@ -1,6 +1,6 @@
 /** The parent side: spawn a server child (`node --import tsx <script>`), wait for its URL, ask its CPU time, stop it. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { CannedReply, FromChild, ToChild } from './protocol.js';
+import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
 
 export interface ServerChild {
   readonly name: string;

@@ -3,7 +3,7 @@
  * with its own CPU time, and on `stop`, SIGTERM/SIGINT or loss of the parent closes its server and
  * exits with process.exit (which is also what makes `node --cpu-prof` write its profile).
  */
-import type { CannedReply, FromChild, ToChild } from './protocol.js';
+import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
 
 export interface RunningServer {
   url: string;

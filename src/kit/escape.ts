@@ -1,6 +1,6 @@
 /**
  * Escaping for the HTML and XML reports (and the SVG charts in them). Key-shaped text is scrubbed here too,
- * as a second line behind the door (src/report-kit/scrub.ts): a renderer called directly (a test) leaks nothing.
+ * as a second line behind the door (src/kit/scrub.ts): a renderer called directly (a test) leaks nothing.
  */
 import { scrubKeyShapes } from './scrub.js';
 
