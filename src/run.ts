@@ -15,6 +15,7 @@ import { WireClient } from './wire/client.js';
 import { QUICK_BUDGET, type PropertyBudget } from './property.js';
 import { aggregate, decide, type Consumption, type Results } from './results.js';
 import { conformanceSecrets, writeReports } from './reports/index.js';
+import type { Secrets } from './kit/scrub.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
@@ -66,8 +67,13 @@ export interface RunOptions {
   mutant?: string;
   /** Extra suites to include (glob relative to the repo root); the default is every suite. */
   suites?: string[];
-  /** Writes junit.xml, summary.md and report.html beside results.json (the CLI does; by default only results.json). */
+  /** Writes junit.xml and summary.md beside results.json, then report.html through `composeReportHtml` (the CLI does; by default only results.json). */
   writeReports?: boolean;
+  /**
+   * Writes report.html of the report directory from the runs it holds (src/report-folder's writeReportHtml):
+   * that layer sits above the harness, so the CLI hands it in. Called with the run's secrets.
+   */
+  composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
   /** The command line that reproduces this run, for replay hints (keys never included). */
   replayBase?: string;
 }
@@ -231,7 +237,12 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     exitCode,
   };
   // The one door (src/reports/index.ts): every file, and what the CLI prints, comes from a copy scrubbed of the run's secrets.
-  return writeReports(results, resolve(options.reportDir), conformanceSecrets(options, target.info), !options.writeReports);
+  const dir = resolve(options.reportDir);
+  const secrets = conformanceSecrets(options, target.info);
+  const clean = writeReports(results, dir, secrets, !options.writeReports);
+  // report.html is the folder's page (with a load or probe run written beside): composed, scrubbed again, from results.json.
+  if (options.writeReports) options.composeReportHtml?.(dir, secrets);
+  return clean;
 }
 
 /**

@@ -16,7 +16,7 @@ import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/loa
 import { errorKindsText, type LoadReport, type ScenarioResult } from '../report/load-results.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
 import { scrubText } from '../../src/kit/scrub.js';
-import { rewriteHtmlWithLoad } from '../../src/reports/index.js';
+import { writeReportHtml } from '../../src/report-folder/compose.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, evaluateThresholds, parseThreshold, thresholdProblem, type Threshold,
 } from '../report/thresholds.js';
@@ -242,9 +242,9 @@ try {
   });
   const written = writeLoadReports(report, reportDir, secrets);
   const files = written.files;
-  // A conformance run's report.html in the same directory gets the load plots (through its own door).
+  // The folder's report.html (a conformance run's page) gets the load plots: src/report-folder composes it.
   try {
-    const html = rewriteHtmlWithLoad(reportDir, secrets);
+    const html = writeReportHtml(reportDir, secrets);
     if (html) files.push(resolve(html));
   } catch (err) {
     console.error(scrubText(`load: report.html not updated (${(err as Error).message})`, secrets));

@@ -13,6 +13,7 @@ import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetK
 import { KeyRing } from '../probe/keys.js';
 import { ProbeUnreachableError, runProbe } from '../probe/probe.js';
 import { writeProbeReports } from '../probe/probe-report.js';
+import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
@@ -166,6 +167,13 @@ try {
   const dir = resolve(values['report-dir'] ?? 'reports/probe');
   // Printed from the scrubbed copy the reports were written from.
   const { files, result: clean } = writeProbeReports(result, dir, secrets());
+  // The folder's report.html (a conformance run's page) gets the probe's section: src/report-folder composes it.
+  try {
+    const html = writeReportHtml(dir, secrets());
+    if (html) files.push(html);
+  } catch (err) {
+    log(`probe: report.html not updated (${(err as Error).message})`);
+  }
   const out = [
     ...clean.findings,
     '',

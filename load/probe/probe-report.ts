@@ -2,7 +2,8 @@
  * The probe's reports: probe.json (everything measured), probe.md (for a pull request or a release
  * note), probe.html (self-contained, with the curve: offered rate vs served rate, and the 429 share) and
  * probe-junit.xml (one testcase per verdict, for CI). `writeProbeReports` is their door: the result is
- * scrubbed of the run's secrets before any renderer sees it.
+ * scrubbed of the run's secrets before any renderer sees it. `renderProbeSection` is probe.html's body as
+ * a fragment, for the report folder's report.html (src/report-folder).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,14 @@ import { fmt, type Verdict } from './analysis.js';
 import type { ProbeResult } from './probe.js';
 
 export const PROBE_REPORT_FILES = ['probe.json', 'probe.md', 'probe.html', 'probe-junit.xml'] as const;
+export const PROBE_JSON = 'probe.json';
+
+/** Whether a parsed probe.json is one this version wrote (a stale or foreign file is not shown). */
+export function isProbeResult(value: unknown): value is ProbeResult {
+  const r = value as Partial<ProbeResult> | null;
+  return typeof r === 'object' && r !== null && r.schemaVersion === 1 && r.tool?.name === 'probe-rate-limit'
+    && Array.isArray(r.verdicts) && Array.isArray(r.findings) && Array.isArray(r.steps) && typeof r.target?.description === 'string';
+}
 
 const STATUS_WORD: Record<Verdict['status'], string> = { pass: 'pass', fail: 'FAIL', 'not-testable': 'not testable', 'not-requested': 'not requested' };
 
@@ -74,32 +83,47 @@ function curve(r: ProbeResult): string {
   return served + share;
 }
 
-export function renderProbeHtml(r: ProbeResult): string {
+/** The probe's page below its title, with headings from level `top` down (1 in probe.html, 2 as a section). */
+function probeBody(r: ProbeResult, top: 1 | 2): string {
   const h = htmlEscape;
+  const [title, sub] = [`h${top}`, `h${top + 1}`];
   const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  return `<${title}>Rate-limit probe: <span class="${r.exitCode ? 'fail' : 'pass'}">${verdictWord(r)}</span></${title}>
+<p>Target: ${h(r.target.description)}${r.plan ? `, plan ${h(r.plan)}` : ''}; ${r.requests} requests in ${r.durationS} s (started ${h(r.startedAt)}). Keys: ${h(r.keys)}.</p>
+<${sub}>Verdicts</${sub}>
+<table><tr><th>verdict</th><th>status</th><th>detail</th></tr>
+${r.verdicts.map((v) => `<tr><td>${h(v.id)}</td><td class="${v.status === 'fail' ? 'fail' : v.status === 'pass' ? 'pass' : ''}">${h(STATUS_WORD[v.status])}</td><td>${h(v.message)}</td></tr>`).join('\n')}
+</table>
+<${sub}>Findings</${sub}>
+<ul>${r.findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>
+<${sub}>The curve</${sub}>
+<p>Every step starts from an emptied bucket: below the limit every request is served; above it only the refill is, so the served rate flattens at the sustained limit.</p>
+${curve(r)}
+<${sub}>Steps</${sub}>
+<table><tr><th>#</th><th>phase</th><th>offered req/s</th><th>s</th><th>served</th><th>served/s</th><th>429</th><th>429 share</th><th>other</th><th>not sent</th><th>class</th></tr>
+${r.steps.map((s) => row([String(s.index), h(s.phase), fmt(s.offered), s.durationS.toFixed(1), String(s.accepted2xx), fmt(s.acceptedRate), String(s.throttled429), `${(s.throttledShare * 100).toFixed(0)} %`, String(s.other), String(s.notSent), h(s.class)])).join('\n')}
+</table>
+`;
+}
+
+export function renderProbeHtml(r: ProbeResult): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Rate-limit probe: ${verdictWord(r)}</title>
 <style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}.fail{color:#b00;font-weight:bold}.pass{color:#060}svg{display:block;margin:1em 0}</style>
 </head><body>
-<h1>Rate-limit probe: <span class="${r.exitCode ? 'fail' : 'pass'}">${verdictWord(r)}</span></h1>
-<p>Target: ${h(r.target.description)}${r.plan ? `, plan ${h(r.plan)}` : ''}; ${r.requests} requests in ${r.durationS} s (started ${h(r.startedAt)}). Keys: ${h(r.keys)}.</p>
-<h2>Verdicts</h2>
-<table><tr><th>verdict</th><th>status</th><th>detail</th></tr>
-${r.verdicts.map((v) => `<tr><td>${h(v.id)}</td><td class="${v.status === 'fail' ? 'fail' : v.status === 'pass' ? 'pass' : ''}">${h(STATUS_WORD[v.status])}</td><td>${h(v.message)}</td></tr>`).join('\n')}
-</table>
-<h2>Findings</h2>
-<ul>${r.findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>
-<h2>The curve</h2>
-<p>Every step starts from an emptied bucket: below the limit every request is served; above it only the refill is, so the served rate flattens at the sustained limit.</p>
-${curve(r)}
-<h2>Steps</h2>
-<table><tr><th>#</th><th>phase</th><th>offered req/s</th><th>s</th><th>served</th><th>served/s</th><th>429</th><th>429 share</th><th>other</th><th>not sent</th><th>class</th></tr>
-${r.steps.map((s) => row([String(s.index), h(s.phase), fmt(s.offered), s.durationS.toFixed(1), String(s.accepted2xx), fmt(s.acceptedRate), String(s.throttled429), `${(s.throttledShare * 100).toFixed(0)} %`, String(s.other), String(s.notSent), h(s.class)])).join('\n')}
-</table>
-</body></html>
+${probeBody(r, 1)}</body></html>
 `;
+}
+
+/** probe.html's style, scoped to the section so that it leaves the page around it alone. */
+const SECTION_STYLE = '.probe-report table{border-collapse:collapse;margin:1em 0;width:auto}.probe-report td,.probe-report th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}'
+  + '.probe-report .fail{color:#b00;font-weight:bold}.probe-report .pass{color:#060}.probe-report svg{display:block;margin:1em 0}';
+
+/** The probe run as an HTML fragment, for another page (report.html): probe.html's body under an h2. */
+export function renderProbeSection(r: ProbeResult): string {
+  return `<section class="probe-report">\n<style>${SECTION_STYLE}</style>\n${probeBody(r, 2)}</section>\n`;
 }
 
 export function renderProbeJunit(r: ProbeResult): string {

@@ -5,6 +5,7 @@ import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runConformance, type RunOptions } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
+import { writeReportHtml } from '../report-folder/compose.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { TargetError } from '../targets/target.js';
 import { parseCommandLine, usageError } from '../kit/command-line.js';
@@ -213,6 +214,7 @@ const options: RunOptions = {
   replayBase: replayBase.join(' '),
   property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
   writeReports: true,
+  composeReportHtml: writeReportHtml,
 };
 
 // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).

@@ -7,9 +7,6 @@ import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
 import { describeConsumption } from './consumption.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
-// One direction only: the conformance page embeds the load section; load/report never imports src/reports.
-import { renderLoadSection } from '../../load/report/load-html.js';
-import type { LoadReport } from '../../load/report/load-results.js';
 
 /*
  * report.html: one self-contained page for a person: the requirement matrix (filterable by status and
@@ -260,8 +257,11 @@ const SCRIPT = `
 })();
 `;
 
-/** The self-contained HTML report of a run; with a load run's report beside it, its plots too. */
-export function renderHtml(results: Results, load?: LoadReport): string {
+/**
+ * The self-contained HTML report of a run. `sections` are the other runs of its report folder, already
+ * rendered by their own writers (src/report-folder composes them): appended as they are, after the matrix.
+ */
+export function renderHtml(results: Results, sections: readonly string[] = []): string {
   const t = results.totals;
   const reqs = results.requirements;
   const word = statusWord(results);
@@ -318,7 +318,7 @@ ${reqs.map(matrixRow).join('\n')}
 </tbody>
 </table>
 </section>
-${load ? renderLoadSection(load) : ''}
+${sections.join('')}
 </main>
 <script>${SCRIPT}</script>
 </body>
