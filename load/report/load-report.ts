@@ -58,8 +58,8 @@ export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; admin?: 
 /**
  * The door of the load reports, the only code that writes them: scrubs `report` of `secrets`, then writes
  * load.json, load.md, load.html and load-junit.xml from the scrubbed copy. Returns their absolute paths and
- * that copy (print from it). A conformance report.html beside them is re-rendered by the caller
- * (src/reports/index.ts rewriteHtmlWithLoad): load/report never reaches into src/reports.
+ * that copy (print from it). The caller then has the report folder's composer (src/report-folder) rewrite
+ * a conformance report.html beside them with the load section: load/report never reaches into src/reports.
  */
 export function writeLoadReports(report: LoadReport, dir: string, secrets: Secrets): { files: string[]; report: LoadReport } {
   const clean = scrubDeep(report, secrets);
