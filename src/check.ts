@@ -4,11 +4,12 @@ import { pacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';
-import { McpSession } from './mcp-session.js';
+import { recordingFetch, type RecordingFetch } from './interop/recording-fetch.js';
+import { finalMessage, McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { primaryRevision } from './revision-wire.js';
 import { CheckFailure, isVerdict, NotTestable, type CheckRecord, type InteropTag } from './verdict.js';
-import { WireClient } from './wire/client.js';
+import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
 
@@ -48,6 +49,12 @@ export interface CheckContext {
   observe(note: string): void;
   /** Adds a secret obtained during the check (a freshly bootstrapped key): it is redacted like the target's keys. */
   addSecret(secret: string): void;
+  /** The secrets to redact now: the run's (`runSecrets`) and those added by the check. */
+  secrets(): string[];
+  /** A reply in a few fields for a failure's `actual` (status, media type, JSON-RPC messages or the start of the text), secrets redacted. */
+  brief(res: WireResponse): ReplyBrief;
+  /** A fetch for an SDK client's transport that records every exchange into this check's wire log, secrets redacted. */
+  recordingFetch(): RecordingFetch;
   /**
    * Runs a fast-check property with the run's seed and budget (one per check: its id names it for replay).
    * The predicate uses `verify` or returns false; a failure is shrunk and reported with seed and path.
@@ -55,6 +62,28 @@ export interface CheckContext {
   property<T>(spec: PropertySpec<T>): Promise<void>;
   /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
   tagClient(tag: InteropTag): void;
+}
+
+/** What `brief` keeps of a reply. */
+export interface ReplyBrief {
+  status: number;
+  contentType: string | undefined;
+  /** The JSON body; else the SSE messages (the one message alone); else the first 300 characters of the text. */
+  body: unknown;
+}
+
+/**
+ * The secrets a run holds, one list for every redaction: its keys, the admin token, the run's session id (it
+ * lets anyone act in that session until it ends), the stdio server's key; `extra` adds keys learnt on the way.
+ */
+export function runSecrets(target: TargetInfo, extra: readonly string[] = []): string[] {
+  return [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId, target.stdio?.env.CANVAS_API_KEY, ...extra].filter((k): k is string => !!k);
+}
+
+function briefOf(res: WireResponse, secrets: readonly string[]): ReplyBrief {
+  const body = res.json ?? (res.messages && res.messages.length > 1 ? res.messages : finalMessage(res)) ?? res.text.slice(0, 300);
+  // Replies are recorded redacted, but a check holds them as they came: a service echoing a key must not put it in a report.
+  return { status: res.status, contentType: res.headers['content-type'], body: JSON.parse(redact(JSON.stringify(body) ?? 'null', secrets)) as unknown };
 }
 
 export interface CheckOptions {
@@ -125,8 +154,7 @@ function register(
     };
     ctx.task.meta.conformance = record;
     const extraSecrets: string[] = [];
-    // The run's session id lets anyone act in that session until it ends: redacted like a key.
-    const secrets = () => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId, ...extraSecrets].filter((k): k is string => !!k);
+    const secrets = () => runSecrets(target, extraSecrets);
     pacer.configure(target);
     const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit });
     const c: CheckContext = {
@@ -149,6 +177,9 @@ function register(
       addSecret(secret) {
         extraSecrets.push(secret);
       },
+      secrets,
+      brief: (res) => briefOf(res, secrets()),
+      recordingFetch: () => recordingFetch(wire, secrets()),
       tagClient(tag) {
         record.interop = tag;
       },

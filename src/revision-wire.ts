@@ -1,5 +1,6 @@
 import { modernHeaders, PROTOCOL_VERSION_META_KEY } from '../fixtures/reference-server/stdio-proxy/headers.js';
 import { REVISIONS, type Revision } from './catalog/types.js';
+import { isObject } from './tool-result.js';
 
 /*
  * What a request must carry to speak one protocol revision, derived from its JSON-RPC body:
@@ -39,8 +40,6 @@ export function primaryRevision(protocol: 'auto' | Revision, spoken: readonly Re
   const legacy = [...LEGACY_REVISIONS].reverse().find((r) => spoken.includes(r));
   return legacy ?? (spoken.includes(MODERN) ? MODERN : undefined);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A JSON-RPC 2.0 request or notification a check did not malform: `jsonrpc: "2.0"`, a string method, an id

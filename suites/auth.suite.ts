@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { redactInPlace } from '../src/wire/redact.js';
 
 /**
  * service.md §Authentication with the HTTP rules for rejecting a credential: each rejection is a 401 with
@@ -42,17 +43,9 @@ function protect(c: CheckContext, ...values: string[]): void {
   for (const v of values) for (const token of v.split(/[\s,]+/)) if (token.length >= MIN_SCRUBBED) set.add(token);
 }
 
-/** Replaces the secrets in every string of an exchange record, in place (records of requests still in flight stay the same objects). */
-function scrubInPlace(node: Record<string, unknown> | unknown[], secrets: string[]): void {
-  for (const [k, v] of Object.entries(node)) {
-    if (typeof v === 'string') (node as Record<string, unknown>)[k] = secrets.reduce((text, s) => text.split(s).join('[REDACTED]'), v);
-    else if (v && typeof v === 'object') scrubInPlace(v as Record<string, unknown>, secrets);
-  }
-}
-
 function scrub(c: CheckContext): void {
-  const secrets = [...(sensitive.get(c) ?? [])].sort((a, b) => b.length - a.length);
-  if (secrets.length > 0) for (const exchange of c.http.log) scrubInPlace(exchange as unknown as Record<string, unknown>, secrets);
+  const secrets = [...(sensitive.get(c) ?? [])];
+  if (secrets.length > 0) for (const exchange of c.http.log) redactInPlace(exchange, secrets);
 }
 
 /** POST tools/list with exactly this Authorization header value (null: none). */

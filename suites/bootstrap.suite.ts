@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
+import { redactInPlace } from '../src/wire/redact.js';
 
 /**
  * `POST /api/agent/bootstrap` (service.md §Endpoints 2). Each successful bootstrap creates a workspace and
@@ -24,22 +25,11 @@ const MAIL_POLL_MS = 100;
 /** Keys learnt from bootstrap replies in this worker: redacted from every record, like the target's. */
 const learnt = new Set<string>();
 
-function targetSecrets(t: TargetInfo): string[] {
-  return [t.apiKey, t.otherKey, t.revokedKey].filter((k): k is string => !!k);
-}
-
-function scrubInPlace(node: Record<string, unknown>, secrets: string[]): void {
-  for (const [k, v] of Object.entries(node)) {
-    if (typeof v === 'string') node[k] = secrets.reduce((text, s) => text.split(s).join('[REDACTED]'), v);
-    else if (v && typeof v === 'object') scrubInPlace(v as Record<string, unknown>, secrets);
-  }
-}
-
 /** A recording client on `log` that also redacts learnt keys, and removes a key from records once it is learnt. */
 class Recorder {
   readonly http: WireClient;
   constructor(readonly log: Exchange[], readonly target: TargetInfo) {
-    this.http = new WireClient(log, () => [...targetSecrets(target), ...learnt], target.timeoutMs);
+    this.http = new WireClient(log, () => runSecrets(target, [...learnt]), target.timeoutMs);
   }
 
   async request(url: string, req: WireRequest): Promise<WireResponse> {
@@ -49,8 +39,7 @@ class Recorder {
       if (typeof key === 'string' && key.length >= 8) learnt.add(key);
       return res;
     } finally {
-      const secrets = [...learnt].sort((a, b) => b.length - a.length);
-      for (const exchange of this.log) scrubInPlace(exchange as unknown as Record<string, unknown>, secrets);
+      for (const exchange of this.log) redactInPlace(exchange, [...learnt]);
     }
   }
 
@@ -287,7 +276,7 @@ describe.concurrent('bootstrap', () => {
     if (last) {
       // The mailbox holds every mail the sink got: keep only this one in the evidence.
       if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${body.humanEmail}]`;
-      scrubInPlace(last as unknown as Record<string, unknown>, [...targetSecrets(c.target), ...learnt].sort((a, b) => b.length - a.length));
+      redactInPlace(last, runSecrets(c.target, [...learnt]));
       c.http.log.push(last);
     }
     c.verify(!!mail, `a mail to the humanEmail arrives within ${MAIL_DEADLINE_MS / 1000} s`, body.humanEmail, 'no mail');

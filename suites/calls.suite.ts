@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
-import { McpSession } from '../src/mcp-session.js';
+import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { findId } from '../src/profile-derive.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
@@ -22,22 +22,13 @@ const CAP_BOUND = 45;
 const CAP_DECLARED_MAX = 300;
 const CONTENT_TYPES = ['text', 'image', 'audio', 'resource_link', 'resource'];
 
-/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
-function final(res: WireResponse): any {
-  return res.messages ? res.messages[res.messages.length - 1] : res.json;
-}
-
-function brief(res: WireResponse): unknown {
-  return { status: res.status, contentType: res.headers['content-type'], body: final(res) ?? res.text.slice(0, 300) };
-}
-
 const listBlocks = (c: CheckContext): CallRecipe => c.target.profile.calls.listBlocks ?? { tool: 'blocks.list', arguments: {} };
 
 /** The tools/list listing (first page is enough for the tools these checks call), by name. */
 async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, any>> {
   const res = await mcp.request('tools/list');
-  const tools = final(res)?.result?.tools;
-  c.verify(Array.isArray(tools), 'tools/list returns tools', 'a tools array', brief(res));
+  const tools = finalMessage(res)?.result?.tools;
+  c.verify(Array.isArray(tools), 'tools/list returns tools', 'a tools array', c.brief(res));
   return new Map(tools.filter(isObject).map((t: any) => [t.name, t]));
 }
 
@@ -72,8 +63,8 @@ async function listKeys(c: CheckContext, mcp: McpSession, published?: boolean): 
   const recipe = listBlocks(c);
   const args = { ...(fill(recipe.arguments, {}) as Record<string, unknown>), ...(published !== undefined && { published }) };
   const res = await mcp.call(recipe.tool, args);
-  const msg = final(res);
-  c.verify(isObject(msg?.result) && msg.result.isError !== true, `${recipe.tool} ${JSON.stringify(args)} succeeds`, 'a result', brief(res));
+  const msg = finalMessage(res);
+  c.verify(isObject(msg?.result) && msg.result.isError !== true, `${recipe.tool} ${JSON.stringify(args)} succeeds`, 'a result', c.brief(res));
   const items = listedItems(msg.result);
   c.verify(items !== undefined, `${recipe.tool} returns a list of blocks`, 'an array in structuredContent', msg.result);
   return items!.map(itemKey);
@@ -150,7 +141,7 @@ function wrongValue(prop: unknown): unknown {
 
 /** Rejected as invalid: a tool execution error (isError) or a -32602 protocol error; never a success, a 5xx or -32603. */
 function rejection(res: WireResponse): 'tool-error' | 'invalid-params' | string {
-  const msg = final(res);
+  const msg = finalMessage(res);
   if (res.status >= 500) return `HTTP ${res.status}`;
   if (msg?.result?.isError === true) return 'tool-error';
   if (msg?.error?.code === -32602) return 'invalid-params';
@@ -212,7 +203,7 @@ async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
     const wave = Math.min(CAP_WAVE, cap.bound - sent);
     const replies = await Promise.all(Array.from({ length: wave }, (_, i) => mcp.recipe(create, { title: `conformance cap ${sent + i + 1}` })));
     for (const res of replies) {
-      const msg = final(res);
+      const msg = finalMessage(res);
       if (res.status === 200 && isObject(msg?.result) && msg.result.isError !== true) cap.created += 1;
       else cap.refusal ??= res;
     }
@@ -221,7 +212,7 @@ async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
   cap.notes.push(cap.declared
     ? `declared: ${describePlan(cap.declared.plan, limits!.plans[cap.declared.plan])} (the bootstrap plan; ${limits!.sources.join(', ')}); fill bound: ${describeCapBound(cap.declared.maxBlocks)} blocks, so at most ${cap.bound} create(s)`
     : `no declared cap (${cap.undeclared}): at most ${CAP_BOUND} creates`);
-  cap.notes.push(`${cap.before} block(s) before; ${cap.created} create(s) succeeded; ${cap.after} block(s) listed after${cap.refusal ? `; refused with: ${JSON.stringify(final(cap.refusal)).slice(0, 300)}` : ''}`);
+  cap.notes.push(`${cap.before} block(s) before; ${cap.created} create(s) succeeded; ${cap.after} block(s) listed after${cap.refusal ? `; refused with: ${JSON.stringify(finalMessage(cap.refusal)).slice(0, 300)}` : ''}`);
   return cap;
 }
 
@@ -235,7 +226,7 @@ describe('calls', () => {
     await Promise.all(calls.map(async ([tool, args], i) => {
       const id = `json-${i}`;
       const res = await c.mcp.call(tool, args, { id });
-      c.verify(res.status === 200 && res.mediaType === 'application/json', `${tool} ${JSON.stringify(args)} answers 200 application/json`, '200 application/json', brief(res));
+      c.verify(res.status === 200 && res.mediaType === 'application/json', `${tool} ${JSON.stringify(args)} answers 200 application/json`, '200 application/json', c.brief(res));
       c.verify(isObject(res.json) && res.json.id === id && ('result' in res.json || 'error' in res.json), `${tool}: the body is one JSON-RPC reply to the request`, { id, result: '...' }, res.json ?? res.text.slice(0, 300));
     }));
   });
@@ -251,13 +242,13 @@ describe('calls', () => {
     }
     let checked = 0;
     for (const { tool, res } of samples) {
-      const msg = final(res);
+      const msg = finalMessage(res);
       if (!msg || !('result' in msg)) continue;
       checked += 1;
       const problems = resultProblems(msg.result);
       c.verify(problems.length === 0, `${tool}: ${problems.join('; ')}`, 'a CallToolResult', msg.result);
     }
-    c.verify(checked > 0, 'at least one call returned a result', '>= 1 result', samples.map((s) => brief(s.res)));
+    c.verify(checked > 0, 'at least one call returned a result', '>= 1 result', samples.map((s) => c.brief(s.res)));
   });
 
   // "If an output schema is provided: Servers **MUST** provide structured results that conform to this schema."
@@ -267,7 +258,7 @@ describe('calls', () => {
     const unanswered: string[] = [];
     for (const { tool, res } of samples) {
       const schema = tools.get(tool)?.outputSchema;
-      const result = final(res)?.result;
+      const result = finalMessage(res)?.result;
       if (isObject(schema) && (!isObject(result) || result.isError === true)) unanswered.push(tool);
       if (!isObject(schema) || !isObject(result) || result.isError === true) continue;
       checked += 1;
@@ -285,7 +276,7 @@ describe('calls', () => {
     const samples = await sampleCalls(c);
     let checked = 0;
     for (const { tool, res } of samples) {
-      const result = final(res)?.result;
+      const result = finalMessage(res)?.result;
       if (!isObject(result) || !('structuredContent' in result)) continue;
       checked += 1;
       const mirrored = (Array.isArray(result.content) ? result.content : []).some((item: any) => {
@@ -304,9 +295,9 @@ describe('calls', () => {
   // Protocol Errors: "Standard JSON-RPC errors for issues like: Unknown tools". Example: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.
   check('calls-unknown-tool-protocol-error', 'an unknown tool is a protocol error, not an isError result', async (c) => {
     const res = await c.mcp.call('conformance.no-such-tool', {});
-    const msg = final(res);
-    c.verify(res.status < 500, 'an unknown tool is not a server error', '< 500', brief(res));
-    c.verify(isObject(msg) && !('result' in msg), 'an unknown tool gets no result (not even isError)', { error: { code: -32602 } }, msg ?? brief(res));
+    const msg = finalMessage(res);
+    c.verify(res.status < 500, 'an unknown tool is not a server error', '< 500', c.brief(res));
+    c.verify(isObject(msg) && !('result' in msg), 'an unknown tool gets no result (not even isError)', { error: { code: -32602 } }, msg ?? c.brief(res));
     if (msg.error?.code !== -32602) c.observe(`an unknown tool gets error code ${msg.error?.code} (-32602 in MCP's example; jsonrpc-standard-error-codes judges it)`);
   }, { generic: true });
 
@@ -333,7 +324,7 @@ describe('calls', () => {
     for (const { label, res } of outcomes) {
       const how = rejection(res);
       seen.set(how, (seen.get(how) ?? 0) + 1);
-      c.verify(how === 'tool-error' || how === 'invalid-params', `${label} is rejected as invalid (isError result or -32602), not ${how}`, 'isError: true, or error -32602', brief(res));
+      c.verify(how === 'tool-error' || how === 'invalid-params', `${label} is rejected as invalid (isError result or -32602), not ${how}`, 'isError: true, or error -32602', c.brief(res));
     }
     c.observe(`${outcomes.length} invalid calls: ${[...seen].map(([k, n]) => `${n} ${k}`).join(', ')}`);
   });
@@ -351,8 +342,8 @@ describe('calls', () => {
         params: { name: list.tool, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
       }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': list.tool } });
     }
-    const result = final(res)?.result;
-    c.verify(result?.isError === true, 'a wrong-typed argument gets a result with isError: true', { isError: true }, brief(res));
+    const result = finalMessage(res)?.result;
+    c.verify(result?.isError === true, 'a wrong-typed argument gets a result with isError: true', { isError: true }, c.brief(res));
     c.verify(textOf(result).trim().length > 0, 'the isError result explains the problem in a text block', 'a non-empty text block', result.content);
     if (c.target.revisions.includes('2025-06-18')) {
       const before = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': '2025-06-18' } });
@@ -367,8 +358,8 @@ describe('calls', () => {
     if (recipes.length === 0) c.notTestable('the profile has no recipe taking a block id (blocks.build, publishBlock)');
     for (const recipe of recipes) {
       const res = await c.mcp.recipe(recipe, { blockId: bogus });
-      const result = final(res)?.result;
-      c.verify(result?.isError === true, `${recipe.tool} with an unknown block id is a tool execution error (isError), not a protocol error`, { isError: true }, brief(res));
+      const result = finalMessage(res)?.result;
+      c.verify(result?.isError === true, `${recipe.tool} with an unknown block id is a tool execution error (isError), not a protocol error`, { isError: true }, c.brief(res));
       const text = textOf(result);
       c.verify(text.includes(bogus) || /not found|unknown|no such|does not exist|expired/i.test(text), `${recipe.tool}: the error says the block is unknown`, `a message naming ${bogus} or saying it is not found`, text);
     }
@@ -384,14 +375,14 @@ describe('calls', () => {
     const ids = await Promise.all([1, 2, 3].map(async (i) => {
       const vars: Record<string, unknown> = { title: `conformance published ${i}` };
       const res = await mcp.recipe(create!, vars);
-      c.verify(isObject(final(res)?.result) && final(res).result.isError !== true, `the profile's createBlock recipe succeeds`, 'a result', brief(res));
+      c.verify(isObject(finalMessage(res)?.result) && finalMessage(res).result.isError !== true, `the profile's createBlock recipe succeeds`, 'a result', c.brief(res));
       return vars.blockId === undefined ? undefined : String(vars.blockId);
     }));
     const publish = c.target.profile.calls.publishBlock;
     const published = ids[0];
     if (publish && published !== undefined) {
       const res = await mcp.recipe(publish, { blockId: published });
-      c.verify(isObject(final(res)?.result) && final(res).result.isError !== true, `the profile's publishBlock recipe succeeds`, 'a result', brief(res));
+      c.verify(isObject(finalMessage(res)?.result) && finalMessage(res).result.isError !== true, `the profile's publishBlock recipe succeeds`, 'a result', c.brief(res));
     } else c.observe('no publishBlock recipe (or no captured blockId): only the partition is checked');
 
     const attempts = own ? 1 : 3;
@@ -417,7 +408,7 @@ describe('calls', () => {
     const limit = capBound(declared.maxBlocks);
     const held = Math.max(after, before + created);
     if (!refusal && held <= limit) return c.notTestable(`the workspace already held ${before} block(s): ${bound} create(s) (the harness's most, ${CAP_DECLARED_MAX}) cannot take it past ${describeCapBound(declared.maxBlocks)}`);
-    c.verify(held <= limit, `no plan cap: the workspace on plan "${declared.plan}" (declared cap ${declared.maxBlocks}) holds ${held} blocks, more than ${describeCapBound(declared.maxBlocks)}, ${refusal ? 'before the first refusal' : 'and no create was refused'}`, `a refused create by ${limit} blocks`, { before, created, listedAfter: after, refused: refusal ? brief(refusal) : null });
+    c.verify(held <= limit, `no plan cap: the workspace on plan "${declared.plan}" (declared cap ${declared.maxBlocks}) holds ${held} blocks, more than ${describeCapBound(declared.maxBlocks)}, ${refusal ? 'before the first refusal' : 'and no create was refused'}`, `a refused create by ${limit} blocks`, { before, created, listedAfter: after, refused: refusal ? c.brief(refusal) : null });
     c.verify(!!refusal, 'a create was refused', 'a refusal', null);
     c.observe(`refused after ${created} create(s), the workspace holding ${before + created} block(s) (declared cap ${declared.maxBlocks})`);
   }, { timeout: 60_000 });
@@ -426,9 +417,9 @@ describe('calls', () => {
   check('calls-plan-cap-tool-error', 'past the plan cap, creating a block is a clear isError result', async (c) => {
     const { before, created, refusal, bound } = await fillToCap(c);
     if (!refusal) return c.notTestable(`no plan cap reached within ${bound} creates (the workspace held ${before} block(s), ${created} were created; calls-plan-cap-exists judges a missing cap)`);
-    const msg = final(refusal);
-    c.verify(refusal.status < 500, 'the refusal at the cap is not a server error', '< 500', brief(refusal));
-    c.verify(msg?.result?.isError === true, 'the refusal at the cap is a tool result with isError: true', { isError: true }, msg ?? brief(refusal));
+    const msg = finalMessage(refusal);
+    c.verify(refusal.status < 500, 'the refusal at the cap is not a server error', '< 500', c.brief(refusal));
+    c.verify(msg?.result?.isError === true, 'the refusal at the cap is a tool result with isError: true', { isError: true }, msg ?? c.brief(refusal));
     c.verify(textOf(msg.result).trim().length > 0, 'the refusal explains itself in a text block', 'a non-empty text block', msg.result.content);
   }, { timeout: 60_000 });
 

@@ -1,100 +1,23 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { createParser } from 'eventsource-parser';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { fill } from '../src/profile.js';
-import { clip, round } from '../src/wire/client.js';
-import type { Exchange, SseEvent } from '../src/wire/exchange.js';
-import { redact, redactHeaders } from '../src/wire/redact.js';
-import { noRedirectFetch } from '../src/wire/redirect.js';
 
 /**
  * The official SDK client (`@modelcontextprotocol/client`) against the target, configured as the description's
  * `mcpServers` entry is: the endpoint URL and headers (the `Authorization` header with the key, and any
- * `--header`). Its HTTP traffic goes through a recording fetch, so a failure carries the exchanges as evidence.
+ * `--header`). Its HTTP traffic goes through the check's recording fetch, so a failure carries the exchanges as evidence.
  */
 
 const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
 const MODERN = '2026-07-28';
 const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '0.1.0' };
 
-
-/** A fetch for the SDK's transport that records every exchange into the check's wire log (keys redacted). */
-function recordingFetch(c: CheckContext) {
-  const secrets = [c.target.apiKey, c.target.otherKey, c.target.revokedKey].filter((k): k is string => !!k);
-  const reading = new Set<Promise<void>>();
-  const stops = new Set<() => void>();
-  const refusing = noRedirectFetch(fetch, () => secrets);
-  const recorded = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const started = performance.now();
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const body = typeof init?.body === 'string' ? init.body : undefined;
-    const record: Exchange = {
-      request: { method: init?.method ?? 'GET', url: redact(String(input), secrets), headers: redactHeaders(headers, secrets), ...(body !== undefined && { body: clip(redact(body, secrets)) }) },
-      startedAt: new Date().toISOString(),
-    };
-    c.http.log.push(record);
-    let res: Response;
-    try {
-      // The SDK transport would follow a redirect with every header, the key included: never followed here.
-      res = await refusing(input, init);
-    } catch (err) {
-      record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
-      throw err;
-    }
-    const headersAt = round(performance.now() - started);
-    const response: NonNullable<Exchange['response']> = { status: res.status, headers: redactHeaders(Object.fromEntries(res.headers.entries()), secrets), closed: true, headersAt, endAt: headersAt };
-    record.response = response;
-    if (!res.body) return res;
-    // A copy of the body is read alongside the SDK's, so SSE events keep their arrival times.
-    const reader = res.clone().body!.getReader();
-    const sse = (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    let done = false;
-    const stop = () => {
-      if (done) return;
-      response.closed = false;
-      void reader.cancel().catch(() => {});
-    };
-    stops.add(stop);
-    const task = (async () => {
-      const decoder = new TextDecoder();
-      const events: SseEvent[] = [];
-      const parser = sse ? createParser({ onEvent: (e) => events.push({ at: round(performance.now() - started), data: clip(redact(e.data, secrets)), ...(e.event && { event: e.event }), ...(e.id && { id: e.id }) }) }) : undefined;
-      let text = '';
-      try {
-        for (;;) {
-          const { done: end, value } = await reader.read();
-          if (end) break;
-          const piece = decoder.decode(value, { stream: true });
-          text += piece;
-          parser?.feed(piece);
-        }
-      } catch {
-        // cancelled by stop(), or the connection broke: what arrived is kept
-      }
-      done = true;
-      response.endAt = round(performance.now() - started);
-      if (sse) response.events = events;
-      else response.body = clip(redact(text, secrets));
-    })();
-    reading.add(task);
-    return res;
-  };
-  return {
-    fetch: recorded,
-    /** Waits (bounded) for the recorded copies to end; streams still open then are cut and marked `closed: false`. */
-    async settle(ms = 1_000) {
-      await Promise.race([Promise.all(reading), new Promise((r) => setTimeout(r, ms))]);
-      for (const stop of stops) stop();
-    },
-  };
-}
-
 /** An SDK client over Streamable HTTP with the target's key and headers, recorded; `run` gets it connected. */
 async function withSdkClient(c: CheckContext, mode: 'legacy' | 'auto', run: (client: Client) => Promise<void>): Promise<void> {
   // Loaded here, not at the top: runs that select no interop requirement do not pay for the SDK.
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  const recorder = recordingFetch(c);
+  const recorder = c.recordingFetch();
   const headers: Record<string, string> = { ...c.target.headers, ...(c.target.apiKey && { authorization: `Bearer ${c.target.apiKey}` }) };
   // The 2025 handshake offers the first 2025-era entry of supportedProtocolVersions: this run's revision.
   const pinned = mode === 'legacy' && c.revision && LEGACY.includes(c.revision) ? [c.revision] : undefined;

@@ -1,14 +1,11 @@
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
+import { finalMessage } from '../src/mcp-session.js';
+import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 const MODERN = '2026-07-28';
 const NO_SUCH_METHOD = 'conformance/no-such-method';
-
-/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
-function final(res: WireResponse): any {
-  return res.messages ? res.messages[res.messages.length - 1] : res.json;
-}
 
 /** Every JSON-RPC message of a reply: the JSON body (or batch), or each SSE message. */
 function messages(res: WireResponse): any[] {
@@ -16,14 +13,6 @@ function messages(res: WireResponse): any[] {
   if (res.messages) return res.messages.filter((_, i) => res.events?.[i]?.data !== '');
   if (Array.isArray(res.json)) return res.json;
   return res.json === undefined ? [] : [res.json];
-}
-
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function brief(res: WireResponse): unknown {
-  return { status: res.status, contentType: res.headers['content-type'], body: res.json ?? res.messages ?? res.text.slice(0, 300) };
 }
 
 /** POSTs raw text with the target's headers (plus `headers`). */
@@ -56,10 +45,10 @@ describe('jsonrpc', () => {
   check('jsonrpc-parse-error', 'invalid JSON gets -32700 with id null and an HTTP 4xx', async (c) => {
     for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', '{bad json}']) {
       const res = await raw(c, body);
-      c.verify(res.status >= 400 && res.status < 500, `invalid JSON ${JSON.stringify(body)} gets an HTTP 4xx (not a 5xx, not a success)`, 400, brief(res));
+      c.verify(res.status >= 400 && res.status < 500, `invalid JSON ${JSON.stringify(body)} gets an HTTP 4xx (not a 5xx, not a success)`, 400, c.brief(res));
       if (res.status !== 400) c.observe(`invalid JSON got HTTP ${res.status} (400 is usual)`);
       const msg = res.json;
-      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'the body is a JSON-RPC error', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, brief(res));
+      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'the body is a JSON-RPC error', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, c.brief(res));
       c.verify(idIsNull(msg), 'the id of a parse error is null', null, msg.id);
     }
   }, { generic: true });
@@ -78,9 +67,9 @@ describe('jsonrpc', () => {
     const replies = await Promise.all(bodies.map(async ([body]) => raw(c, body)));
     bodies.forEach(([body, ids], i) => {
       const res = replies[i]!;
-      c.verify(res.status < 500 && res.status !== 202, `${body} gets an error reply (not a 5xx, not 202)`, '4xx or 200 with an error', brief(res));
+      c.verify(res.status < 500 && res.status !== 202, `${body} gets an error reply (not a 5xx, not 202)`, '4xx or 200 with an error', c.brief(res));
       const msg = res.json;
-      c.verify(isObject(msg) && !('result' in msg) && isObject(msg.error), `${body} gets a single JSON-RPC error`, { jsonrpc: '2.0', id: ids[0], error: { code: -32600 } }, brief(res));
+      c.verify(isObject(msg) && !('result' in msg) && isObject(msg.error), `${body} gets a single JSON-RPC error`, { jsonrpc: '2.0', id: ids[0], error: { code: -32600 } }, c.brief(res));
       c.verify(idIsNull(msg) || ids.includes(msg.id), `the error's id is ${ids.map((x) => JSON.stringify(x)).join(' or ')}`, ids, msg.id);
     });
     c.observe(`HTTP statuses: ${replies.map((r) => r.status).join(', ')}`);
@@ -89,9 +78,9 @@ describe('jsonrpc', () => {
   // "-32601 Method not found: The method does not exist / is not available."
   check('jsonrpc-method-not-found', 'an unknown method gets -32601 with the request id', async (c) => {
     const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id: 'nf-1' });
-    const msg = final(res);
-    c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', brief(res));
-    c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id: 'nf-1', error: { code: -32601 } }, brief(res));
+    const msg = finalMessage(res);
+    c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', c.brief(res));
+    c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id: 'nf-1', error: { code: -32601 } }, c.brief(res));
     c.verify(msg.id === 'nf-1', 'the error carries the request id', 'nf-1', msg.id);
     c.observe(`unknown method: HTTP ${res.status}`);
   }, { generic: true });
@@ -101,9 +90,9 @@ describe('jsonrpc', () => {
     const probes: [string, Record<string, unknown>][] = [['no name', {}], ['a numeric name', { name: 42, arguments: {} }]];
     await Promise.all(probes.map(async ([label, params], i) => {
       const res = await c.mcp.request('tools/call', params, { id: `ip-${i}` });
-      const msg = final(res);
-      c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', brief(res));
-      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id: `ip-${i}`, error: { code: -32602 } }, brief(res));
+      const msg = finalMessage(res);
+      c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', c.brief(res));
+      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id: `ip-${i}`, error: { code: -32602 } }, c.brief(res));
       c.verify(msg.error.code !== -32603, `tools/call with ${label} gets -32603 Internal error: the client's fault reported as the server's`, 'a client error code (-32602)', msg.error);
     }));
   }, { generic: true });
@@ -120,8 +109,8 @@ describe('jsonrpc', () => {
     ];
     const replies = await Promise.all(probes.map((p) => p.send()));
     probes.forEach((p, i) => {
-      const msg = final(replies[i]!);
-      c.verify(isObject(msg) && msg.error?.code === p.code, `${p.label} gets error code ${msg?.error?.code ?? '(none)'}, not ${p.code}`, { error: { code: p.code } }, brief(replies[i]!));
+      const msg = finalMessage(replies[i]!);
+      c.verify(isObject(msg) && msg.error?.code === p.code, `${p.label} gets error code ${msg?.error?.code ?? '(none)'}, not ${p.code}`, { error: { code: p.code } }, c.brief(replies[i]!));
     });
   }, { generic: true });
 
@@ -131,8 +120,8 @@ describe('jsonrpc', () => {
     const results = await Promise.all(ids.map(async (id) => ({ id, res: await c.mcp.request('tools/list', undefined, { id }) })));
     const errors = await Promise.all(['e-1', 0].map(async (id) => ({ id, res: await c.mcp.request(NO_SUCH_METHOD, {}, { id }) })));
     for (const { id, res } of [...results, ...errors]) {
-      const msg = final(res);
-      c.verify(isObject(msg) && msg.id === id, `request id ${JSON.stringify(id)} (${typeof id}) is echoed unchanged`, id, isObject(msg) ? msg.id : brief(res));
+      const msg = finalMessage(res);
+      c.verify(isObject(msg) && msg.id === id, `request id ${JSON.stringify(id)} (${typeof id}) is echoed unchanged`, id, isObject(msg) ? msg.id : c.brief(res));
     }
   }, { generic: true });
 
@@ -193,7 +182,7 @@ describe('jsonrpc', () => {
   check('jsonrpc-invalid-notification-4xx', 'a malformed notification gets an HTTP 4xx', async (c) => {
     for (const body of ['{"jsonrpc":"2.0","method":5}', '{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}']) {
       const res = await raw(c, body);
-      c.verify(res.status >= 400 && res.status < 500, `${body} gets an HTTP 4xx`, '4xx', brief(res));
+      c.verify(res.status >= 400 && res.status < 500, `${body} gets an HTTP 4xx`, '4xx', c.brief(res));
       if (res.json !== undefined) {
         c.verify(isObject(res.json) && isObject(res.json.error) && !('result' in res.json) && idIsNull(res.json), 'a JSON body is a JSON-RPC error without an id (or id null)', { jsonrpc: '2.0', id: null, error: {} }, res.json);
       }
@@ -217,7 +206,7 @@ describe('jsonrpc', () => {
     const accepts = ['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json;q=0.9, text/event-stream;q=0.8', 'application/json,text/event-stream'];
     for (const accept of accepts) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
-      c.verify(res.status === 200 && isObject(final(res)?.result), `Accept: ${accept} gets 200 and a result`, 200, brief(res));
+      c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `Accept: ${accept} gets 200 and a result`, 200, c.brief(res));
     }
     for (const accept of ['text/html', 'application/json']) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
@@ -228,7 +217,7 @@ describe('jsonrpc', () => {
   // "The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported".
   check('jsonrpc-content-type-non-json-rejected', 'a body sent as text/plain is refused with a 4xx', async (c) => {
     const res = await c.mcp.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
-    c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, brief(res));
+    c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, c.brief(res));
     if (res.status !== 415) c.observe(`text/plain got ${res.status}; 415 Unsupported Media Type is the precise status`);
   }, { generic: true });
 
@@ -236,7 +225,7 @@ describe('jsonrpc', () => {
   check('jsonrpc-content-type-parameters', 'application/json with a charset parameter, or in other case, is accepted', async (c) => {
     for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { 'content-type': type } });
-      c.verify(res.status === 200 && isObject(final(res)?.result), `Content-Type: ${type} is served`, 200, brief(res));
+      c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `Content-Type: ${type} is served`, 200, c.brief(res));
     }
   }, { generic: true });
 
@@ -245,7 +234,7 @@ describe('jsonrpc', () => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
     for (const rev of revisions) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': rev } });
-      c.verify(res.status === 200 && isObject(final(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, brief(res));
+      c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
     }
   }, { generic: true });
 
@@ -253,7 +242,7 @@ describe('jsonrpc', () => {
   check('jsonrpc-protocol-version-unsupported-400', 'an unsupported or invalid MCP-Protocol-Version gets 400', async (c) => {
     for (const version of ['1999-01-01', 'not-a-version', '2025-13-45']) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': version } });
-      c.verify(res.status === 400, `MCP-Protocol-Version: ${version} gets 400 Bad Request`, 400, brief(res));
+      c.verify(res.status === 400, `MCP-Protocol-Version: ${version} gets 400 Bad Request`, 400, c.brief(res));
     }
   }, { generic: true });
 
@@ -263,7 +252,7 @@ describe('jsonrpc', () => {
     if (!c.target.revisions.includes('2025-03-26')) c.notApplicable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
     const headers = headersWithoutVersion(c);
     const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: 'nv-1', method: 'tools/list' } });
-    c.verify(res.status === 200 && isObject(final(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, brief(res));
+    c.verify(res.status === 200 && isObject(finalMessage(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, c.brief(res));
     // Batches exist only in 2025-03-26: whether one is answered without the header hints at the revision assumed.
     const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: 'nv-2', method: 'tools/list' }] });
     c.observe(`a batch without the header got HTTP ${batch.status}${Array.isArray(batch.json) ? ' and an array (2025-03-26 behaviour)' : ''}`);
@@ -277,8 +266,8 @@ describe('jsonrpc', () => {
       { jsonrpc: '2.0', id: 2, method: NO_SUCH_METHOD, params: {} },
     ];
     const res = await c.mcp.post(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } });
-    c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, brief(res));
-    c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', brief(res));
+    c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
+    c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
     const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
     const ids = responses.map((m) => m.id);
     c.verify(responses.length === 2 && ids.includes('b-1') && ids.includes(2), 'one response per request (ids "b-1" and 2), none for the notification', ['b-1', 2], ids);

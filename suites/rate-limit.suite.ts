@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { describe } from 'vitest';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
-import { check, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
 import { McpSession } from '../src/mcp-session.js';
@@ -49,7 +49,6 @@ interface Burst {
   setup: Exchange[];
 }
 
-const secretsOf = (target: TargetInfo, extra: string[]) => [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, ...extra].filter((k): k is string => !!k);
 
 /**
  * Bursts tools/list on `key` until a 429, or until more than `stopAbove(elapsedMs)` requests were served
@@ -120,7 +119,7 @@ async function runShared(target: TargetInfo): Promise<Burst> {
   const { limits } = target;
   const bootstrapRate = rateOf(limits, limits?.bootstrapPlan);
   const keyRate = rateOf(limits, limits?.keyPlan);
-  const secrets = secretsOf(target, []);
+  const secrets = runSecrets(target);
   if (target.apiKey && keyRate && (!bootstrapRate || !target.canBootstrap)) {
     return burst(target, target.apiKey, secrets, { keyNote: 'the run\'s key', plan: limits!.keyPlan, declared: keyRate, setup: [] }, boundFor(keyRate));
   }
@@ -236,7 +235,7 @@ describe('rate limits', () => {
     const pair = await keysOnTwoPlans(c, c.target.limits);
     if (typeof pair === 'string') return c.notTestable(pair);
     const [low, high] = pair;
-    const secrets = secretsOf(c.target, [low.key, high.key]);
+    const secrets = runSecrets(c.target, [low.key, high.key]);
     const lowBurst = await burst(c.target, low.key, secrets, { keyNote: low.note, plan: low.plan, declared: low.declared, setup: [] }, boundFor(low.declared));
     c.observe(describeBurst(lowBurst));
     if (lowBurst.first429) c.http.log.push(lowBurst.first429.exchange);

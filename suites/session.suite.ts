@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import type { Revision } from '../src/catalog/types.js';
 import { finalMessage } from '../src/mcp-session.js';
+import { isObject } from '../src/tool-result.js';
 import { baseHeaders, initializeParams, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 import type { WireResponse } from '../src/wire/client.js';
 
@@ -30,7 +31,6 @@ function describeReply(res: WireResponse): string {
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The revision this run of the check speaks (one run per revision the target speaks), else the newest 2025-era one. */
 function revisionOf(c: CheckContext & { revision?: Revision }): Revision | undefined {

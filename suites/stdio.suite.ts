@@ -5,6 +5,7 @@ import { captured, finalMessage } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
+import { isObject } from '../src/tool-result.js';
 
 /**
  * The stdio proxy, as its stdio client sees it (`--target stdio`). Two conversations are held with the
@@ -40,10 +41,6 @@ function spec(c: CheckContext): NonNullable<TargetInfo['stdio']> {
   return c.target.stdio;
 }
 
-function secretsOf(target: TargetInfo): string[] {
-  return [target.apiKey, target.otherKey, target.revokedKey, target.stdio?.env.CANVAS_API_KEY].filter((k): k is string => !!k);
-}
-
 function initializeParams(target: TargetInfo) {
   const protocolVersion = target.protocol !== 'auto' && LEGACY.includes(target.protocol) ? target.protocol : LEGACY.find((r) => target.revisions.includes(r as never)) ?? '2025-11-25';
   return { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-conformance-harness', version: '0.1.0' } };
@@ -66,7 +63,7 @@ async function streamingRecipe(c: CheckContext, proc: StdioProcess, readOnly: Se
 }
 
 async function holdMainConversation(c: CheckContext): Promise<Conversation> {
-  const proc = new StdioProcess(spec(c), secretsOf(c.target));
+  const proc = new StdioProcess(spec(c), c.secrets());
   const conv: Conversation = { proc, answered: [], sent: [] };
   const request = (id: string | number, method: string, params?: Record<string, unknown>, answered = true) => {
     conv.sent.push(id);
@@ -100,7 +97,7 @@ async function holdMainConversation(c: CheckContext): Promise<Conversation> {
 }
 
 async function holdBadLineConversation(c: CheckContext): Promise<Conversation> {
-  const proc = new StdioProcess(spec(c), secretsOf(c.target));
+  const proc = new StdioProcess(spec(c), c.secrets());
   const conv: Conversation = { proc, answered: [1, 'after-bad'], sent: [1, 'after-bad'] };
   proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams(c.target) });
   conv.initialize = await proc.response(1, c.target.timeoutMs);
@@ -131,7 +128,6 @@ async function reading(c: CheckContext, which: 'main' | 'badLine', verify: (conv
   }
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isResponse = (v: unknown): v is Record<string, any> => isObject(v) && ('result' in v || 'error' in v);
 
 function isJsonRpcMessage(v: unknown): boolean {

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { check, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -99,10 +99,6 @@ async function sendPing(session: McpSession, ping: Ping, timeoutMs: number): Pro
   }
 }
 
-function targetSecrets(target: TargetInfo): string[] {
-  return [target.apiKey, target.otherKey, target.revokedKey].filter((k): k is string => !!k);
-}
-
 /**
  * A workspace of this group's own (bootstrap, when the target allows it), so that other suites' blocks
  * never push blocks.create into the plan's cap and their traffic never shares this key's rate bucket.
@@ -129,7 +125,7 @@ function idAndToken(tool: Tool, variant: Variant, seed: number): { id: string | 
 }
 
 async function runRound(target: TargetInfo): Promise<Round> {
-  const secrets = targetSecrets(target);
+  const secrets = runSecrets(target);
   const { key, exchanges: keyExchanges, note } = await groupKey(target, secrets);
   const info: TargetInfo = { ...target, apiKey: key };
   const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info);

@@ -3,6 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
+import { finalMessage } from '../src/mcp-session.js';
+import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 /** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
@@ -11,15 +13,6 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_PAGES = 20;
 const MODERN = '2026-07-28';
 
-/** A reply's final JSON-RPC message: the JSON body, or the last SSE message. */
-function final(res: WireResponse): any {
-  return res.messages ? res.messages[res.messages.length - 1] : res.json;
-}
-
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Every page of tools/list, following `nextCursor` (bounded); fails the check on a reply without a result. */
 async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[] }> {
   const tools: any[] = [];
@@ -27,7 +20,7 @@ async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[] 
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
-    const msg = final(res);
+    const msg = finalMessage(res);
     c.verify(res.status === 200 && isObject(msg?.result), 'tools/list answers 200 with a result', '200 and a result object', { status: res.status, body: msg ?? res.text.slice(0, 300) });
     pages.push(msg.result);
     if (Array.isArray(msg.result.tools)) tools.push(...msg.result.tools);
@@ -169,7 +162,7 @@ describe('tools', () => {
   check('tools-list-deterministic-order', 'tools/list returns the same order every time', async (c) => {
     const orders = async (send: (i: number) => Promise<WireResponse>) =>
       (await Promise.all([1, 2, 3].map(send))).map((res) => {
-        const tools = final(res)?.result?.tools;
+        const tools = finalMessage(res)?.result?.tools;
         return Array.isArray(tools) ? tools.map((t: any) => t?.name).join(',') : undefined;
       });
     const legacy = await orders(() => c.mcp.request('tools/list'));
@@ -182,7 +175,7 @@ describe('tools', () => {
   // "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."
   check('tools-list-invalid-cursor', 'tools/list with a cursor the server never issued gets -32602', async (c) => {
     const res = await c.mcp.request('tools/list', { cursor: 'conformance-not-a-cursor-%%' });
-    const msg = final(res);
+    const msg = finalMessage(res);
     c.verify(res.status < 500, 'an invalid cursor is not a server error', '< 500', res.status);
     c.verify(msg?.error?.code === -32602, 'an invalid cursor gets a -32602 error, not a page', { error: { code: -32602 } }, msg ?? res.text.slice(0, 300));
   }, { generic: true });

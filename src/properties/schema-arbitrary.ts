@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { isObject } from '../tool-result.js';
 
 /**
  * Arbitraries of values that a JSON Schema accepts, and of values it refuses, for the schemas tools publish
@@ -38,10 +39,6 @@ type Schema = Record<string, any>;
 type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
 const ALL_TYPES: JsonType[] = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
 const MAX_DEPTH = 4;
-
-function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The judge: ajv in the schema's dialect.

@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TargetInfo } from '../target-info.js';
+import { isObject } from '../tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
 
@@ -330,8 +331,4 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
