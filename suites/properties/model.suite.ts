@@ -1,6 +1,6 @@
 import { describe, inject } from 'vitest';
 import { check } from '../../src/check.js';
-import { checkServiceModel } from '../../src/properties/service-model.js';
+import { checkServiceModel } from '../../src/properties/model/run.js';
 
 /** Quick mode is time-boxed (1.5 s of search, 10 s of shrinking); deep mode is not: about 0.5 s per run. */
 const budget = inject('target').property;
