@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import type { CheckContext } from '../check.js';
+import type { Revision } from '../catalog/types.js';
+import type { WireResponse } from '../wire/client.js';
+import { isObject } from '../tool-result.js';
+import { bodyOf, classify, envelopeArb, showEnvelope, type Classified, type Envelope, type Kind } from './jsonrpc-envelopes.js';
+import { responsesOf } from './jsonrpc-replies.js';
+import { freshKey } from './workspaces.js';
+
+/**
+ * How the envelope properties run: a live key of their own, envelopes POSTed with it under the 2025-era
+ * revisions the target speaks, each reply handed to a judge with its responses and a label.
+ */
+
+const MODERN = '2026-07-28';
+/** Cheap runs (one loopback POST): a cap keeps the envelope checks to a few seconds together. */
+export const MAX_RUNS = 300;
+/** A JSON reply on loopback takes a few ms: a request still unanswered after this is a hang. */
+const REPLY_DEADLINE_MS = 1000;
+
+export interface EnvelopeSetup {
+  key: string | null;
+  revisions: (Revision | undefined)[];
+}
+
+/** A live key of the check's own (no rate limit on the embedded target), and the revisions to send under. */
+export async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<EnvelopeSetup> {
+  // These envelopes are the 2025-era wire's (a 2026-07-28 server refuses any without its per-request _meta
+  // first); that revision's envelope rules are the scenario rows' to check.
+  if (c.target.revisions.length > 0 && c.target.revisions.every((r) => r === MODERN)) {
+    c.notTestable(`the envelope properties send 2025-era JSON-RPC envelopes; the target speaks only ${MODERN}, where every request must carry the _meta envelope`);
+  }
+  const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, purpose) : null;
+  const live = await c.mcp.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key });
+  c.verify(live.status === 200 && isObject(responsesOf(live)[0]?.result), 'tools/list with the key works', 200, c.brief(live));
+  // No header (the server assumes 2025-03-26), or a 2025-era revision the target negotiates.
+  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)] };
+}
+
+/**
+ * POSTs a body; a reply that does not come within the deadline fails the run (the property's time box would
+ * otherwise end the search on it silently).
+ */
+export async function postBody(c: CheckContext, s: EnvelopeSetup, body: string, revision: string | undefined): Promise<WireResponse> {
+  try {
+    return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs: REPLY_DEADLINE_MS, headers: revision ? { 'mcp-protocol-version': revision } : {} });
+  } catch (err) {
+    return c.verify(false, `${body}${revision ? ` (MCP-Protocol-Version: ${revision})` : ''} is answered within ${REPLY_DEADLINE_MS} ms`, 'a reply', (err as Error).message) as never;
+  }
+}
+
+const sent = (revisions: (Revision | undefined)[]) => fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...revisions) });
+
+/** One envelope sent and answered: what the judges of the envelope properties look at. */
+export interface Exchanged { envelope: Envelope; what: Classified; res: WireResponse; responses: any[]; label: string }
+
+/** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */
+export async function envelopeProperty(c: CheckContext, id: string, judge: (x: Exchanged) => void, kinds?: Kind[]): Promise<void> {
+  const s = await prepareEnvelopes(c, id);
+  await c.property({
+    id,
+    arbitrary: kinds ? sent(s.revisions).filter(({ envelope }) => kinds.includes(classify(envelope).kind)) : sent(s.revisions),
+    maxRuns: MAX_RUNS,
+    show: ({ envelope, revision }) => showEnvelope(envelope, revision),
+    predicate: async ({ envelope, revision }) => {
+      const res = await postBody(c, s, bodyOf(envelope), revision);
+      judge({ envelope, what: classify(envelope), res, responses: responsesOf(res), label: showEnvelope(envelope, revision) });
+    },
+  });
+}

@@ -1,0 +1,151 @@
+import fc from 'fast-check';
+import type { CheckContext } from '../check.js';
+import type { Revision } from '../catalog/types.js';
+import { finalMessage } from '../mcp-session.js';
+import type { WireResponse } from '../wire/client.js';
+import { isObject } from '../tool-result.js';
+import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
+import { freshKey } from './workspaces.js';
+
+/**
+ * tools/call as the tool argument properties (suites/properties/tool-arguments.suite.ts) make them: the tools
+ * `tools/list` returns with compiled input schemas, calls with arguments generated from those schemas (valid
+ * ones, or spoiled once), sent under a revision, and the reply's JSON-RPC response.
+ */
+
+const MODERN: Revision = '2026-07-28';
+/** Runs that end in a streaming tool cost its steps (~160 ms on the embedded target): weigh them down. */
+const STREAMING_WEIGHT = 1;
+const PLAIN_WEIGHT = 4;
+/** On the embedded target, a reply still missing after this is a hang (the time box would otherwise end the search on it silently). */
+const JSON_DEADLINE_MS = 1000;
+const STREAM_DEADLINE_MS = 2500;
+const MAX_PAGES = 10;
+
+export interface Tool {
+  name: string;
+  schema: Record<string, unknown>;
+  validate: SchemaValidator;
+  streaming: boolean;
+}
+
+export interface Call {
+  tool: string;
+  args: unknown;
+  revision: Revision | undefined;
+  /** What was spoiled, for invalid arguments. */
+  mutation?: string;
+}
+
+/** A call as sent (long arguments cut), for labels and counterexamples. */
+export function showCall(call: Call): string {
+  const args = JSON.stringify(call.args);
+  return `${call.tool} ${args.length > 400 ? `${args.slice(0, 400)}… (${args.length} chars)` : args}${call.mutation ? ` [${call.mutation}]` : ''}${call.revision ? ` under ${call.revision}` : ''}`;
+}
+
+export interface ToolSetup {
+  key: string | null;
+  tools: Tool[];
+  hints: Record<string, unknown[]>;
+}
+
+/**
+ * A key of the check's own, the listed tools with compiled schemas, and values the profile's setup captured
+ * (a real block id, say) to mix into arguments of the same name, so valid runs reach past "not found".
+ */
+export async function prepareTools(c: CheckContext, purpose: string): Promise<ToolSetup> {
+  const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, purpose) : null;
+  const listed: any[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor }, { key });
+    const result = finalMessage(res)?.result;
+    c.verify(isObject(result) && Array.isArray(result.tools), 'tools/list returns tools', 'a tools array', c.brief(res));
+    listed.push(...result.tools.filter(isObject));
+    if (typeof result.nextCursor !== 'string') break;
+    cursor = result.nextCursor;
+  }
+  const streamingNames = new Set([...Object.keys(c.target.profile.streaming), ...Object.values(c.target.profile.streaming).map((r) => r.tool)]);
+  const tools: Tool[] = [];
+  for (const t of listed) {
+    if (typeof t.name !== 'string' || !isObject(t.inputSchema)) continue;
+    try {
+      tools.push({ name: t.name, schema: t.inputSchema, validate: schemaValidator(t.inputSchema), streaming: streamingNames.has(t.name) });
+    } catch (err) {
+      c.observe(`${t.name}: its inputSchema does not compile (${(err as Error).message}); left out (tools-input-schema-compiles says so)`);
+    }
+  }
+  if (tools.length === 0) c.notTestable('tools/list lists no tool with a usable inputSchema');
+  const vars: Record<string, unknown> = {};
+  for (const recipe of c.target.profile.setup) await c.mcp.recipe(recipe, vars, { key });
+  const hints = Object.fromEntries(Object.entries(vars).filter(([, v]) => v !== undefined).map(([k, v]) => [k, [v]]));
+  if (Object.keys(hints).length > 0) c.observe(`values from the profile's setup mixed into arguments of the same name: ${Object.keys(hints).join(', ')}`);
+  return { key, tools, hints };
+}
+
+let nextId = 1;
+
+/** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
+export async function callTool(c: CheckContext, s: ToolSetup, call: Call, streaming: boolean): Promise<{ res: WireResponse; id: number }> {
+  const id = nextId++;
+  // Our own server answers at once, so a short deadline finds hangs fast; a deployment gets the user's
+  // --timeout (network latency and a loaded service are not protocol errors).
+  const timeoutMs = c.target.kind === 'embedded' ? Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS) : c.target.timeoutMs;
+  const params: Record<string, unknown> = { name: call.tool, arguments: call.args };
+  let headers: Record<string, string> = {};
+  if (call.revision === MODERN) {
+    params._meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+    headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': call.tool };
+  } else if (call.revision) headers = { 'mcp-protocol-version': call.revision };
+  try {
+    return { res: await c.mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params }, { key: s.key, headers, timeoutMs }), id };
+  } catch (err) {
+    return c.verify(false, `${showCall(call)} is answered within ${timeoutMs} ms`, 'a reply', (err as Error).message) as never;
+  }
+}
+
+/** The reply's final message: a JSON-RPC response to the call, not a server error. */
+export function reply(c: CheckContext, call: Call, res: WireResponse, id: number): any {
+  c.verify(res.status < 500, `${showCall(call)} is not answered with a server error`, '< 500', c.brief(res));
+  const msg = finalMessage(res);
+  c.verify(isObject(msg) && msg.id === id && ('result' in msg || 'error' in msg), `${showCall(call)} gets a JSON-RPC response to it`, { id, 'result | error': '...' }, c.brief(res));
+  return msg;
+}
+
+/** Valid arguments of a tool, the tool picked with streaming ones weighed down. */
+export function validCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> {
+  return fc.oneof(...s.tools.map((t) => ({
+    weight: t.streaming ? STREAMING_WEIGHT : PLAIN_WEIGHT,
+    arbitrary: fc.record({ args: validValues(t.schema, { hints: s.hints }), revision: fc.constantFrom(...revisions) }).map(({ args, revision }) => ({ tool: t.name, args, revision })),
+  })));
+}
+
+/** Invalid arguments of a tool (refused at validation, before any streaming step: every tool weighs the same). */
+function invalidCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> | undefined {
+  const spoilable = s.tools.map((t) => ({ t, bad: invalidValues(t.schema, { hints: s.hints }) })).filter((x): x is { t: Tool; bad: fc.Arbitrary<InvalidValue> } => x.bad !== undefined);
+  if (spoilable.length === 0) return undefined;
+  return fc.oneof(...spoilable.map(({ t, bad }) => fc.record({ bad, revision: fc.constantFrom(...revisions) })
+    .map(({ bad: b, revision }) => ({ tool: t.name, args: b.value, mutation: b.mutation, revision }))));
+}
+
+/**
+ * A property over calls whose arguments the inputSchema refuses (judged by ajv again, per run), sent under
+ * `revisions`; `judge` says what the reply must be.
+ */
+export async function invalidArgumentsProperty(c: CheckContext, id: string, revisions: (Revision | undefined)[], judge: (call: Call, msg: any) => void): Promise<void> {
+  const s = await prepareTools(c, id);
+  const byName = new Map(s.tools.map((t) => [t.name, t]));
+  const calls = invalidCalls(s, revisions);
+  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
+  await c.property({
+    id,
+    arbitrary: calls,
+    show: showCall,
+    predicate: async (call) => {
+      const tool = byName.get(call.tool)!;
+      fc.pre(!tool.validate(call.args));
+      const { res, id: callId } = await callTool(c, s, call, tool.streaming);
+      judge(call, reply(c, call, res, callId));
+    },
+  });
+}
