@@ -62,6 +62,7 @@ export const authRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 9110 §11.1; RFC 6750 §2.1; service.md §Authentication 6',
     text: 'It uses a case-insensitive token to identify the authentication scheme (only the scheme: the b64token credential is compared exactly, so a case variant of a key is another key and gets 401).',
+    levelReason: 'Only the scheme is case-insensitive (RFC 9110) and the credential is the exact b64token (RFC 6750), so accepting a case variant lets in a key that was never issued: MUST.',
   },
   {
     id: 'auth-scheme-case-insensitive',
@@ -69,6 +70,7 @@ export const authRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 9110 §11.1 (spec-requirements AUTH-09)',
     text: 'It uses a case-insensitive token to identify the authentication scheme.',
+    levelReason: 'The sentence defines HTTP authentication syntax: `bearer` is the scheme `Bearer`, so refusing it refuses the `Authorization: Bearer <API_KEY>` that service.md §Authentication 1 requires: MUST.',
   },
   {
     id: 'auth-whitespace-variants-401',
@@ -76,6 +78,7 @@ export const authRequirements: Requirement[] = [
     level: 'MUST',
     source: `RFC 6750 §2.1; ${MCP_401}`,
     text: 'credentials = "Bearer" 1*SP b64token. (A credential split by whitespace, or followed by another token, is not the key: 401.)',
+    levelReason: 'The grammar admits exactly one b64token after the scheme, so a credential with more after it is not the key, and accepting it admits credentials that were never issued: MUST.',
   },
   {
     id: 'auth-www-authenticate',

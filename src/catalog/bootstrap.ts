@@ -20,6 +20,7 @@ export const bootstrapRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 6750 §2.1 (spec-requirements AUTH-11); service.md §Authentication 1',
     text: 'b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="; credentials = "Bearer" 1*SP b64token',
+    levelReason: 'The grammar is normative: a key outside b64token cannot be sent as the Bearer credential that service.md §Authentication 1 puts on every request, so the key\'s form binds as MUST.',
   },
   {
     id: 'bootstrap-returns-claim-url',
@@ -55,6 +56,7 @@ export const bootstrapRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 9110 §15.6 (spec-requirements DISC-09); service.md §Endpoints 2',
     text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (The requiredness of request fields is not stated: a body missing a field is accepted or refused with a 4xx, never a 5xx.)',
+    levelReason: 'RFC 9110 defines a 5xx as the server\'s own failure; the description leaves the requiredness of fields open, so accepting the body or refusing it with a 4xx are both allowed, and only crashing on it breaks the contract: MUST.',
   },
   {
     id: 'bootstrap-wrong-type-4xx',

@@ -15,6 +15,7 @@ export const callsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 schema CallToolResult, ContentBlock (TOOL-06)',
     text: 'CallToolResult: `content: ContentBlock[]` (text, image, audio, resource_link, resource); `isError?: boolean`; `structuredContent?: { [key: string]: unknown }`.',
+    levelReason: 'The sentence is the MCP schema of CallToolResult: a result outside it is refused by the SDK clients (the interop matrix shows it), so it binds as MUST.',
   },
   {
     id: 'calls-structured-content-schema',
@@ -36,6 +37,7 @@ export const callsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 server/tools §Error Handling (TOOL-07); JSON-RPC 2.0 §5.1',
     text: 'Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools. Example protocol error: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.',
+    levelReason: 'MCP classes an unknown tool as a protocol error (its example gives -32602); an isError result would tell the model the tool ran and failed, so the classification binds as MUST.',
     generic: true,
   },
   {
@@ -59,6 +61,7 @@ export const callsRequirements: Requirement[] = [
     level: 'INFO',
     source: 'MCP 2026-07-28 server/tools §Stateful Tools (non-normative guidance, TOOL-17)',
     text: 'Expiry errors. A call against an expired or unknown handle should return a tool execution error that says so, so the model can recover by creating a new one.',
+    levelReason: 'The sentence is non-normative guidance (a lower-case "should") about stateful-tool handles, which the description does not have; applied by analogy to an unknown block id, a different answer is only reported.',
   },
   {
     id: 'calls-published-filter-partitions',
@@ -94,6 +97,7 @@ export const callsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 server/tools §Tool (inputSchema), §Error Handling (TOOL-07); service.md §Endpoints 1 rule 1 (tools/list is the source of truth)',
     text: '`inputSchema`: A JSON Schema object defining the expected parameters for the tool. Protocol errors are for "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the published inputSchema accepts are served (a result; `isError: true` for a business failure), never refused with a JSON-RPC error.',
+    levelReason: 'The published inputSchema is the contract for arguments (tools/list is the source of truth, service.md §Endpoints 1 rule 1), and MCP keeps protocol errors for requests that fail the schema, so refusing arguments it accepts binds as MUST.',
     generic: true,
   },
   {
@@ -102,5 +106,6 @@ export const callsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'schedule.preview\'s own description in tools/list (tools/list is the source of truth, service.md §Endpoints 1 rule 1); service.md §Resources and their fields (Schedule)',
     text: '"Returns the next run times of a 5-field cron expression (minute hour day-of-month month day-of-week), strictly after `from` (default: now), in the given IANA time zone (default UTC)." Schedule: "Operated through `schedule.preview`." (Day of month and day of week restricted both: either matches, as in Vixie cron.)',
+    levelReason: 'The sentence is the tool\'s own description in tools/list, which the description makes the source of truth for the tool set, so it binds as a sentence of the description does: MUST.',
   },
 ];

@@ -26,10 +26,10 @@ export const discoveryRequirements: Requirement[] = [
   {
     id: 'discovery-llms-txt-h1',
     group: 'discovery',
-    // llmstxt.org is a proposal the file is named after; the description asks only for a "Short discovery index".
     level: 'SHOULD',
     source: `${LLMS_TXT} (spec-requirements DISC-02); ${FILES}`,
     text: 'A file following the spec contains the following sections as markdown, in the specific order: An H1 with the name of the project or site. This is the only required section.',
+    levelReason: 'llmstxt.org is a proposal the file is named after, while the description asks only for a "Short discovery index", so a file without its H1 is a warning.',
   },
   {
     id: 'discovery-llms-txt-structure',
@@ -37,6 +37,7 @@ export const discoveryRequirements: Requirement[] = [
     level: 'SHOULD',
     source: `${LLMS_TXT} (spec-requirements DISC-03, DISC-04)`,
     text: 'A blockquote with a short summary of the project; zero or more markdown sections of any type, except headings; zero or more markdown sections delimited by H2 headers, containing "file lists" of URLs. Each "file list" is a markdown list, containing a required markdown hyperlink [name](url), then optionally a : and notes about the file.',
+    levelReason: 'llmstxt.org is a proposal the file is named after, while the description asks only for a "Short discovery index", so another structure is a warning.',
   },
   {
     id: 'discovery-links-resolve',
@@ -44,6 +45,7 @@ export const discoveryRequirements: Requirement[] = [
     level: 'SHOULD',
     source: `${LLMS_TXT} (spec-requirements DISC-04)`,
     text: 'Zero or more markdown sections delimited by H2 headers, containing "file lists" of URLs where further detail is available. (Each link on the service\'s own host answers GET below 400.)',
+    levelReason: 'The proposal lists URLs "where further detail is available" without demanding that they resolve, and the description says nothing of links, so a link on the service\'s own host that does not resolve is a warning.',
   },
   {
     id: 'discovery-tools-exist',
@@ -65,6 +67,7 @@ export const discoveryRequirements: Requirement[] = [
     level: 'SHOULD',
     source: `${FILES} (agent.md); §Events; §Resources (Block)`,
     text: 'GET `/agent.md`: Compact operating guide for agents. (It names the tools the description shows: the five streaming tools `blocks.create`, `blocks.build`, `dataSources.testConnection`, `dataSources.triggerRefresh`, `schedule.preview`, and `blocks.list`.)',
+    levelReason: 'The description says what agent.md is (a compact operating guide), not what it names; naming the six tools it shows is the harness\'s reading of such a guide, so a guide without them is a warning.',
   },
   {
     id: 'discovery-bootstrap-flow',
@@ -79,6 +82,7 @@ export const discoveryRequirements: Requirement[] = [
     level: 'SHOULD',
     source: `${FILES}; §Endpoints 1; §Authentication 1, 2 (spec-requirements DISC-07)`,
     text: 'Compact operating guide for agents; complete agent context in one file; short discovery index. (Each names the MCP endpoint `/api/mcp/v1` and `Authorization: Bearer` with a key of the form `<KEY_PREFIX>_live_<secret>`.)',
+    levelReason: 'The description says what each file is, not what it names; naming the endpoint and the key form is the harness\'s reading of an operating guide and index, so a file without them is a warning.',
   },
   {
     id: 'discovery-endpoint-correct',

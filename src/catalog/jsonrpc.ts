@@ -30,18 +30,17 @@ export const jsonrpcRequirements: Requirement[] = [
     id: 'jsonrpc-invalid-params',
     group: 'jsonrpc',
     level: 'MUST',
-    source: 'JSON-RPC 2.0 §5.1 (RPC-10, RPC-11); MCP 2025-11-25 server/tools §Error Handling (TOOL-07)',
-    text: 'MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx, and never -32603 Internal error, which blames the server for the client\'s fault; the exact code -32602 is `jsonrpc-standard-error-codes`.)',
+    source: 'JSON-RPC 2.0 §5, §5.1 (RPC-10, RPC-11); MCP 2025-11-25 server/tools §Error Handling (TOOL-07)',
+    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx, and never -32603 Internal error, which blames the server for the client\'s fault; the exact code -32602 is `jsonrpc-standard-error-codes`.)',
     generic: true,
   },
   {
-    // The codes are defined, not demanded: JSON-RPC reserves them for these errors, and the description
-    // shows no codes. A generic server that answers another reserved code still answers with an error.
     id: 'jsonrpc-standard-error-codes',
     group: 'jsonrpc',
     level: 'SHOULD',
     source: 'JSON-RPC 2.0 §5.1 (RPC-07..RPC-10); MCP 2025-11-25 server/tools §Error Handling',
     text: '"The error codes from and including -32768 to -32000 are reserved for pre-defined errors": -32700 Parse error (invalid JSON), -32600 Invalid Request, -32601 Method not found, -32602 Invalid params. MCP example protocol error for an unknown tool: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.',
+    levelReason: 'JSON-RPC reserves these codes for these errors without demanding them and the description shows no codes, so another reserved code in an error reply is a warning (the MUST rows demand the error itself).',
     generic: true,
   },
   {
@@ -114,6 +113,7 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'RFC 9110 §15.5.16; MCP requests are `Content-Type: application/json` (TRN-34)',
     text: 'The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported by this method on the target resource.',
+    levelReason: 'RFC 9110 defines 415 without demanding it and MCP says nothing of a body labelled otherwise, so serving a text/plain body is a warning.',
     generic: true,
   },
   {
@@ -122,6 +122,7 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'RFC 8259 §11; RFC 9110 §8.3.1 (TRN-34)',
     text: 'No "charset" parameter is defined for this registration. Adding one really has no effect on compliant recipients. (RFC 9110: the type and subtype tokens are case-insensitive.)',
+    levelReason: 'RFC 8259 says a charset parameter has no effect on compliant recipients and RFC 9110 that the type is case-insensitive, but neither forbids refusing such a label, so a refusal is a warning.',
     generic: true,
   },
   {
@@ -166,6 +167,7 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 9110 §15.6; MCP 2025-11-25 server/tools §Security Considerations (TOOL-12: never a 5xx for bad input); JSON-RPC 2.0 §5.1',
     text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (A malformed or unexpected JSON-RPC message on the MCP endpoint is a client error: a 4xx or a JSON-RPC error, never a 5xx.)',
+    levelReason: 'RFC 9110 defines a 5xx as the server\'s own failure, and JSON-RPC and MCP answer a malformed message with an error reply, so a 5xx for the client\'s fault misreports it: MUST.',
     generic: true,
   },
 ];

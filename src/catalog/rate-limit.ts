@@ -13,13 +13,12 @@ export const rateLimitRequirements: Requirement[] = [
     text: 'Per-plan rate limits exist. (A burst on a key of a declared plan meets a 429 within 1.5 x burst + rate x elapsed seconds + 10 requests.)',
   },
   {
-    // SHOULD: the sentence says each plan has limits of its own, not that two plans' limits differ; the
-    // order compared comes from the user's declaration, so a mismatch may be the declaration's fault too.
     id: 'rate-limit-plans-differ',
     group: 'rate-limit',
     level: 'SHOULD',
     source: 'service.md §Limits; declared limits of two plans (profile "limits", --limits and --other-limits)',
     text: 'Per-plan rate limits exist. (Keys on two plans declared with different limits are throttled in the declared order: the key of the lower plan within its bound, the key of the higher plan not before that bound.)',
+    levelReason: 'The sentence says each plan has limits of its own, not that two plans\' limits differ, and the order compared comes from the user\'s declaration (which may be the one at fault), so a mismatch is a warning.',
   },
   {
     // RFC 6585 makes Retry-After a MAY; the harness expects it at SHOULD strength: MCP defines no
@@ -36,5 +35,6 @@ export const rateLimitRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'RFC 9110 §10.2.3; draft-ietf-httpapi-ratelimit-headers-11 §6 (RATE-08)',
     text: 'Servers send the "Retry-After" header field to indicate how long the user agent ought to wait before making a follow-up request.',
+    levelReason: 'RFC 9110 says what Retry-After is for and demands no accuracy, so a wait that does not suffice misleads a client (a warning) without breaking a stated rule.',
   },
 ];

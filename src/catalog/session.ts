@@ -27,13 +27,12 @@ export const sessionRequirements: Requirement[] = [
     generic: true,
   },
   {
-    // Rule 3 names terminated sessions; an id the server never issued is, to the client, one that ended (an
-    // expiry, a restart): 404 is the only answer that sends it to a new session (rule 4). Derived, so SHOULD.
     id: 'session-unknown-404',
     group: 'session',
     level: 'SHOULD',
     source: `${SOURCE} 3-4 (TRN-20), applied to a session ID the server does not hold`,
     text: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    levelReason: 'The MUST is about a session the server terminated; a session ID it never issued is outside that sentence, and 404 for it is derived (the answer that sends a client to a new session), so another code is a warning.',
     revisions: SESSION_REVISIONS,
     generic: true,
   },

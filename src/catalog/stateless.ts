@@ -29,6 +29,7 @@ export const statelessRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2026-07-28 streamable-http, Backward Compatibility; 2025-11-25 basic/transports, Listening for Messages 3 (TRN-16); service.md §Endpoints 1 (Method: POST)',
     text: 'HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.',
+    levelReason: 'The 2026-07-28 sentence is an instruction without a keyword, and the 2025 revisions allow an SSE stream as well as 405, so demanding exactly 405 is a warning.',
   },
   {
     id: 'stateless-delete-405',
@@ -36,6 +37,7 @@ export const statelessRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2026-07-28 streamable-http, Backward Compatibility; 2025-11-25 basic/transports, Session Management 5 (TRN-18)',
     text: 'HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.',
+    levelReason: 'The 2026-07-28 sentence is an instruction without a keyword and the 2025 revisions make 405 for DELETE a MAY, so another answer is a warning.',
   },
   {
     id: 'stateless-405-allow',

@@ -8,6 +8,7 @@ export const toolsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 schema ListToolsResult, Tool (TOOL-01); server/utilities/pagination',
     text: 'ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required); `title` and `description` are strings when present.',
+    levelReason: 'The sentence is the MCP schema of the tools/list result, so a reply outside it is not a ListToolsResult at all: it binds as MUST.',
     generic: true,
   },
   {
@@ -31,6 +32,7 @@ export const toolsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 schema Tool.inputSchema (`type: "object"`); server/tools §Tool (TOOL-02)',
     text: 'Tool.inputSchema: `{ $schema?: string; type: "object"; properties?: {...}; required?: string[] }`.',
+    levelReason: 'The MCP schema fixes `type: "object"` at the root of inputSchema: a schema of another type is outside the protocol the service speaks, so it binds as MUST.',
     generic: true,
   },
   {

@@ -16,10 +16,39 @@ export interface Requirement {
   source: string;
   /** The normative sentence, quoted. */
   text: string;
+  /**
+   * Why `level` is not the level the sentence states (`conventionLevel`): one honest sentence. Required
+   * when they differ, and when the sentence states none (test/harness/catalog-levels.test.ts).
+   */
+  levelReason?: string;
   /** Revisions it applies to; absent = all. */
   revisions?: Revision[];
   /** The SDK client a row of the interop matrix is about (src/interop/clients.ts). */
   client?: string;
   /** True for rules that hold for any Streamable HTTP MCP server (the generic profile), not just this service. */
   generic?: boolean;
+}
+
+/**
+ * The level a row's sentence states, by its strongest RFC 2119 keyword (upper case only, RFC 8174): MUST,
+ * MUST NOT, SHALL, SHALL NOT, REQUIRED → MUST; SHOULD, SHOULD NOT, RECOMMENDED → SHOULD; MAY, OPTIONAL → MAY.
+ * Undefined when the sentence has none.
+ */
+export function sentenceKeyword(text: string): Exclude<Level, 'INFO'> | undefined {
+  if (/\b(MUST|SHALL|REQUIRED)\b/.test(text)) return 'MUST';
+  if (/\b(SHOULD|RECOMMENDED)\b/.test(text)) return 'SHOULD';
+  if (/\b(MAY|OPTIONAL)\b/.test(text)) return 'MAY';
+  return undefined;
+}
+
+/**
+ * The level a row takes from its sentence, and the one convention for sentences without a keyword: the
+ * service's description (service.md) states what the service does in declarative sentences ("The server
+ * keeps no session state"), and it is the only document of the service, so a sentence quoted from it binds
+ * as MUST. A row quotes the description when its `source` starts with `service.md`. A keyword-less sentence
+ * from anywhere else (a definition in an RFC, a schema, a proposal) states no level: the row's level is then
+ * the catalog's decision, undefined here, and its `levelReason` says why.
+ */
+export function conventionLevel(row: Pick<Requirement, 'text' | 'source'>): Exclude<Level, 'INFO'> | undefined {
+  return sentenceKeyword(row.text) ?? (/^service\.md\b/.test(row.source.trim()) ? 'MUST' : undefined);
 }
