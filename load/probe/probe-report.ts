@@ -12,7 +12,7 @@ import { mdCell, mdText } from '../../src/kit/markdown.js';
 import { scrubDeep, scrubText, type Secrets } from '../../src/kit/scrub.js';
 import { lineChart } from '../../src/kit/svg-chart.js';
 import { fmt, type Verdict } from './analysis.js';
-import type { ProbeResult } from './probe.js';
+import type { ProbeResult } from './probe-result.js';
 
 export const PROBE_REPORT_FILES = ['probe.json', 'probe.md', 'probe.html', 'probe-junit.xml'] as const;
 export const PROBE_JSON = 'probe.json';

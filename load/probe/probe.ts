@@ -13,14 +13,18 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { burstFromVolley, throttle, volley, type Volley, type VolleyOptions } from './burst.js';
-import { ProbeClient, is2xx, isOk, isThrottled, type ProbeReply } from './client.js';
-import { acceptedRate, expectGate, fmt, limiterShape, median, sustainedFromSteps, throttledShare, verdict, type ShapeFinding, type Verdict } from './analysis.js';
+import { ProbeClient, isOk, isThrottled, type ProbeReply } from './client.js';
+import { acceptedRate, fmt, limiterShape, median, sustainedFromSteps, throttledShare, type ShapeFinding, type SustainedEstimate } from './analysis.js';
 import { headerFindings, parseRetryAfter, type HeaderFindings } from '../../src/wire/rate-limit-headers.js';
 import { probeIsolation, type IsolationFindings } from './isolation.js';
+import { headerLines, judge, retryAfterLine, yesNo } from './judge.js';
 import type { KeyRing } from './keys.js';
+import type { On429Tally, ProbeResult, StopReason } from './probe-result.js';
 import { probeRetryAfter, type RetryAfterFindings } from './retry-after.js';
-import { bracket, classifyStep, nextStep, openStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
+import { bracket, classifyStep, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
 import type { LoadTarget } from '../target.js';
+
+export type { ProbeResult, StepRow, StopReason } from './probe-result.js';
 
 /** Requests in flight at once, at most (open-model steps). */
 export const MAX_IN_FLIGHT = 256;
@@ -53,51 +57,44 @@ export interface ProbeOptions {
   log: (line: string) => void;
 }
 
-export interface StepRow {
-  index: number;
-  phase: 'geometric' | 'bisect';
-  offered: number;
-  accepted2xx: number;
-  throttled429: number;
-  other: number;
-  notSent: number;
-  durationS: number;
-  acceptedRate: number;
-  throttledShare: number;
-  class: StepClass;
-}
-
-export type StopReason = 'bracketed' | 'no-limit' | 'saturated' | 'time budget' | 'request cap';
-
-export interface ProbeResult {
-  schemaVersion: 1;
-  tool: { name: 'probe-rate-limit'; version: string };
-  target: { kind: string; baseUrl: string; description: string };
-  plan?: string;
-  configured?: { ratePerSecond: number; burst: number };
-  keys: string;
-  startedAt: string;
-  durationS: number;
-  requests: number;
-  options: { maxTimeS: number; maxRate: number; startRate: number; stepTimeS: number; maxRequests: number; maxBurst: number; tolerancePct: number; expectRate?: number; expectBurst?: number };
-  sustained: { ratePerSecond: number | null; fromSteps: number[]; bracket: { clean: number; throttled: number | null }; stop: StopReason; noLimitUpTo?: number; summary: string };
-  burst: { estimate: number | null; samples: Array<{ origin: 'first' | 'fresh key' | 'refilled'; used: boolean; ok: number; throttled: number; sent: number; durationMs: number; estimate: number | null }>; summary: string };
-  limiter: ShapeFinding;
-  retryAfter: RetryAfterFindings & { on429: { total: number; withRetryAfter: number; missing: number; malformed: number; rpcCodes: number[] } };
-  headers: HeaderFindings;
-  isolation: {
-    notTestable?: string;
-    a?: { offered: number; accepted2xx: number; throttled429: number; durationS: number; a429DuringSide: number };
-    sibling: { touched: boolean | null; statuses: number[]; note?: string };
-    other: { touched: boolean | null; statuses: number[]; note?: string };
-  };
-  steps: StepRow[];
-  verdicts: Verdict[];
-  findings: string[];
-  exitCode: 0 | 1;
-}
 
 const TOOL_VERSION = '1';
+
+type IdleVolley = Volley & { origin: 'first' | 'fresh key' | 'refilled' };
+type Step = StepOutcome & { phase: 'geometric' | 'bisect'; class: StepClass };
+
+/** Every 429 of the probe is checked for Retry-After; one 2xx and one 429 keep their fields for the report. */
+class ReplyTally {
+  readonly on429: On429Tally = { total: 0, withRetryAfter: 0, missing: 0, malformed: 0, rpcCodes: [] };
+  sample2xx: ProbeReply | undefined;
+  sample429: ProbeReply | undefined;
+
+  readonly onReply = (r: ProbeReply): void => {
+    if (isOk(r)) this.sample2xx ??= r;
+    if (!isThrottled(r)) return;
+    this.sample429 ??= r;
+    this.on429.total++;
+    const ra = r.headers['retry-after'];
+    if (ra === undefined) this.on429.missing++;
+    else if (parseRetryAfter(ra, r.headers.date).ok) this.on429.withRetryAfter++;
+    else this.on429.malformed++;
+    if (r.rpcCode !== undefined && !this.on429.rpcCodes.includes(r.rpcCode)) this.on429.rpcCodes.push(r.rpcCode);
+  };
+}
+
+/** What the steps of one probe share. */
+interface ProbeRun {
+  o: ProbeOptions;
+  client: ProbeClient;
+  tally: ReplyTally;
+  /** Seconds since the first request could go out. */
+  elapsedS: () => number;
+  volley: VolleyOptions & { maxSingles: number };
+  /** Volleys from idle keys: the first (on cold connections and, maybe, a cold server) and later ones. */
+  idleVolleys: IdleVolley[];
+  /** Length of key A's step in the isolation test, s. */
+  isolationS: number;
+}
 
 export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   const startedAt = new Date().toISOString();
@@ -105,296 +102,304 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   // Requests still in flight well after the budget are cut off.
   const hardTimer = setTimeout(() => hardStop.abort(), (o.maxTimeS + 15) * 1000);
   hardTimer.unref();
-
-  // Every 429 of the probe is checked for Retry-After; one 2xx and one 429 keep their fields for the report.
-  const on429 = { total: 0, withRetryAfter: 0, missing: 0, malformed: 0, rpcCodes: [] as number[] };
-  let sample2xx: ProbeReply | undefined;
-  let sample429: ProbeReply | undefined;
-  const onReply = (r: ProbeReply) => {
-    if (isOk(r)) sample2xx ??= r;
-    if (!isThrottled(r)) return;
-    sample429 ??= r;
-    on429.total++;
-    const ra = r.headers['retry-after'];
-    if (ra === undefined) on429.missing++;
-    else if (parseRetryAfter(ra, r.headers.date).ok) on429.withRetryAfter++;
-    else on429.malformed++;
-    if (r.rpcCode !== undefined && !on429.rpcCodes.includes(r.rpcCode)) on429.rpcCodes.push(r.rpcCode);
-  };
-  const client = new ProbeClient({ baseUrl: o.target.baseUrl, connections: MAX_IN_FLIGHT, maxRequests: o.maxRequests, timeoutMs: 10_000, signal: hardStop.signal, onReply });
-  const t0 = client.now();
-  const elapsedS = () => (client.now() - t0) / 1000;
-  const volleyOptions: VolleyOptions & { maxSingles: number } = {
-    concurrency: VOLLEY_CONCURRENCY,
-    maxRequests: o.maxBurst,
-    maxMs: Math.max(2000, (o.maxTimeS * 1000) / 10),
-    maxSingles: 2 * VOLLEY_CONCURRENCY + 20,
-  };
-
+  const run = openRun(o, hardStop.signal);
   try {
-    // 1. Burst, from an idle key. Also the reachability check: no traffic goes on against a dead target.
-    const burstKey = await o.keys.fresh('burst');
-    const first = await volley(client, burstKey, volleyOptions);
-    if (first.sent > 0 && first.replies.every((r) => r.status === 0)) throw new ProbeUnreachableError(`${o.target.description} did not answer: ${first.replies[0]!.error ?? 'no reply'}`);
-    const refused = first.replies.find((r) => r.status === 401 || r.status === 403);
-    if (refused && first.ok === 0) throw new ProbeUnreachableError(`the key was refused (HTTP ${refused.status}): give a live key (--api-key or MCP_API_KEY)`);
-    // Volleys from idle keys: the first (on cold connections and, maybe, a cold server) and later ones.
-    const idleVolleys: Array<Volley & { origin: 'first' | 'fresh key' | 'refilled' }> = [{ ...first, origin: 'first' }];
-    o.log(first.first429
-      ? `burst: ${first.ok} served, then 429 (${first.sent} requests in ${((first.lastReceivedAt - first.firstSentAt) / 1000).toFixed(2)} s)`
-      : `burst: no 429 in ${first.sent} back-to-back requests (${first.ok} served)`);
-
-    // Time kept for the Retry-After rounds and the isolation step after the steps.
-    const firstRetryAfter = first.first429 ? parseRetryAfter(first.first429.headers['retry-after'], first.first429.headers.date) : undefined;
-    const isolationS = Math.max(1, o.stepTimeS);
-    const reserveS = () => (on429.total > 0 ? (firstRetryAfter?.ok ? Math.min(30, 1.6 * firstRetryAfter.seconds) : 2) + 1.5 : 0) + isolationS + 1;
-
-    // 2. Steps.
-    const rules: SteppingRules = { startRate: o.startRate, factor: 2, maxRate: o.maxRate, refineSteps: o.refineSteps, precision: 0.1 };
-    const steps: Array<StepOutcome & { phase: 'geometric' | 'bisect'; class: StepClass }> = [];
-    let stop: StopReason | undefined;
-    let noLimitUpTo: number | undefined;
-    for (;;) {
-      const next = nextStep(steps, rules);
-      if ('done' in next) {
-        stop = next.done;
-        if (next.done === 'no-limit') noLimitUpTo = next.upTo;
-        if (next.done === 'saturated') {
-          noLimitUpTo = next.upTo;
-          o.log(`steps: the target or the probe could not keep up at ${fmt(next.at)} req/s (requests unsent or unanswered, no 429): stopping`);
-        }
-        break;
-      }
-      const durationS = Math.max(o.stepTimeS, 5 / next.rate);
-      if (elapsedS() + durationS + 0.5 + reserveS() > o.maxTimeS) {
-        stop = 'time budget';
-        o.log(`steps: stopping, the time budget (${o.maxTimeS} s) is nearly spent`);
-        break;
-      }
-      if (client.remaining < next.rate * durationS + o.maxBurst + 100) {
-        stop = 'request cap';
-        o.log(`steps: stopping, the request cap (${o.maxRequests}) is nearly reached`);
-        break;
-      }
-      const stepKey = await o.keys.fresh('step');
-      // Empty the bucket first, so the step measures the refill and not the burst. From a fresh key this
-      // is one more burst measurement.
-      if (on429.total > 0) {
-        const drained = await throttle(client, stepKey, volleyOptions);
-        if (o.keys.mintsFresh) idleVolleys.push({ ...drained.volley, origin: 'fresh key' });
-      }
-      const outcome = await openStep(client, stepKey, next.rate, durationS, MAX_IN_FLIGHT);
-      const cls = classifyStep(outcome);
-      steps.push({ ...outcome, phase: next.phase, class: cls });
-      o.log(`step ${steps.length} (${next.phase}): offered ${fmt(next.rate)} req/s for ${outcome.durationS.toFixed(1)} s: ${outcome.accepted2xx} served (${fmt(acceptedRate(outcome))}/s), ${outcome.throttled429} × 429, ${outcome.other} other${outcome.notSent ? `, ${outcome.notSent} not sent` : ''}: ${cls}`);
-    }
-
-    const sustained = sustainedFromSteps(steps);
-    const rate = sustained.ratePerSecond;
-    const b = bracket(steps);
-
-    // Without fresh keys, measure the burst once more on warm connections: empty the key, let it refill
-    // completely (the first volley's successes, with margin, at the sustained rate), then a volley.
-    if (!o.keys.mintsFresh && first.first429 && rate !== undefined) {
-      const waitS = (1.5 * first.ok + 2) / rate;
-      if (waitS <= Math.min(15, o.maxTimeS - elapsedS() - reserveS() - 1)) {
-        const key = await o.keys.fresh('burst');
-        await throttle(client, key, volleyOptions);
-        await sleep(waitS * 1000);
-        const again = await volley(client, key, volleyOptions);
-        idleVolleys.push({ ...again, origin: 'refilled' });
-        o.log(`burst, again after ${waitS.toFixed(1)} s of refill: ${again.ok} served, then ${again.first429 ? '429' : 'no 429'} (${again.sent} requests)`);
-      } else {
-        o.log(`burst: no time to let the key refill (${waitS.toFixed(1)} s) for a second measurement; the first one stands`);
-      }
-    }
-    // The first volley ran on cold connections: later ones, when there are any, measure better.
-    const burstVolleys = idleVolleys.length > 1 ? idleVolleys.slice(1) : idleVolleys;
-    const burstEstimates = idleVolleys.map((v) => burstFromVolley(v, rate));
-    const known = burstEstimates.filter((x, i): x is number => x !== undefined && burstVolleys.includes(idleVolleys[i]!));
-    const burst = known.length ? Math.round(median(known)!) : undefined;
-
-    // 3. Retry-After.
-    let retryAfter: RetryAfterFindings;
-    if (on429.total === 0) {
-      retryAfter = { notTestable: 'no 429 seen' };
-    } else {
-      const maxWaitS = Math.max(1, Math.min(30, (o.maxTimeS - elapsedS() - isolationS - 1) / 2.5));
-      retryAfter = await probeRetryAfter(client, { volley: volleyOptions, maxWaitS, nextKey: () => o.keys.fresh('retry-after'), log: o.log });
-    }
-
-    // 4. Isolation (and the limiter's shape, from A's step well over the limit).
-    let isolation: IsolationFindings | undefined;
-    let isolationNote: string | undefined;
-    if (rate === undefined) {
-      isolationNote = noLimitUpTo !== undefined ? `not testable: no limit found up to ${fmt(noLimitUpTo)} req/s, so key A cannot be throttled` : 'not testable: no sustained limit measured, so key A cannot be throttled';
-    } else {
-      const aKey = await o.keys.fresh('isolation A');
-      const sibling = await o.keys.sibling(aKey);
-      const other = await o.keys.other();
-      const aRate = Math.min(o.maxRate, Math.max(4 * rate, rate + 10));
-      isolation = await probeIsolation(client, { a: aKey, ...(sibling.key && { sibling: sibling.key }), ...(other.key && { other: other.key }) }, { sibling: sibling.missing, other: other.missing }, {
-        rate: aRate,
-        durationS: isolationS,
-        maxInFlight: MAX_IN_FLIGHT,
-        volley: volleyOptions,
-        // No more requests than an idle key's burst: each side key stays within its own limit at any spacing.
-        sideRequests: Math.max(1, Math.min(5, Math.floor(median(known) ?? 1))),
-        sideSpacingMs: Math.min(100, (isolationS * 1000) / 10),
-      });
-      o.log(`isolation: key A offered ${fmt(aRate)} req/s: ${isolation.aStep.accepted2xx} served, ${isolation.aStep.throttled429} × 429; sibling answered [${isolation.sibling.statuses.join(', ')}], other workspace [${isolation.other.statuses.join(', ')}]`);
-    }
-
-    // 5. Findings.
-    const overLimit = steps.filter((s) => s.class === 'throttled').sort((x, y) => throttledShare(y) - throttledShare(x))[0];
-    const shapeStep = isolation?.aStep ?? overLimit;
-    const limiter: ShapeFinding = on429.total === 0
-      ? { shape: 'unknown', why: 'no throttling seen' }
-      : limiterShape(shapeStep && { offered: shapeStep.offered, startMs: shapeStep.startedAt, requests: shapeStep.replies.map((r) => ({ t: r.sentAt, status: r.status })) }, { ...(rate !== undefined && { ratePerSecond: rate }), ...(burst !== undefined && { burst }) });
-    const headers = headerFindings(sample2xx?.headers, sample429?.headers, { ...(burst !== undefined && { burst }), ...(rate !== undefined && { ratePerSecond: rate }), ...(retryAfter.seconds !== undefined && { retryAfterS: retryAfter.seconds }) }, o.tolerancePct / 100);
-
-    const verdicts = judge({ on429, retryAfter, isolation, isolationNote, rate, burst, noLimitUpTo, stop, o });
-    const exitCode = verdicts.some((v) => v.status === 'fail') ? 1 : 0;
-
-    const sustainedSummary = rate !== undefined
-      ? `${fmt(rate)} req/s (served rate of the steps offered ${sustained.fromSteps.map(fmt).join(', ')} req/s; clean up to ${fmt(b.clean)}, throttled from ${fmt(b.throttled!)})`
-      : stop === 'no-limit' ? `no limit found up to ${fmt(noLimitUpTo!)} req/s`
-      : stop === 'saturated' ? `no limit found up to ${fmt(noLimitUpTo ?? 0)} req/s (the target or the probe could not go faster)`
-      : `not found: the ${stop} stopped the steps ${steps.length ? `at ${fmt(steps.at(-1)!.offered)} req/s` : 'before the first one'}`;
-    const burstSummary = burst !== undefined
-      ? `${burst} (${known.length === 1 ? 'one volley' : `median of ${known.length} volleys`} from ${o.keys.mintsFresh ? 'fresh idle keys' : 'the idle key'}, less the refill while ${known.length === 1 ? 'it' : 'they'} ran)`
-      : first.first429 ? 'unknown' : `no 429 within ${first.sent} back-to-back requests: larger than ${first.ok}, or no limit`;
-
-    const findings = [
-      `sustained limit: ${sustainedSummary}`,
-      `burst: ${burstSummary}`,
-      `limiter: ${limiter.shape.replace('-', ' ')} (${limiter.why})`,
-      on429.total ? `429s: ${on429.total}, ${on429.withRetryAfter} with Retry-After, ${on429.missing} without, ${on429.malformed} malformed; JSON-RPC code in the body: ${on429.rpcCodes.length ? on429.rpcCodes.join(', ') : 'none'}` : '429s: none',
-      retryAfterLine(retryAfter),
-      ...headerLines(headers),
-      isolation
-        ? `isolation: throttling key A touched sibling: ${yesNo(isolation.sibling)}; touched other workspace: ${yesNo(isolation.other)}`
-        : `isolation: ${isolationNote}`,
-    ];
-    if (o.configured) findings.unshift(`configured (plan "${o.plan}"): ${fmt(o.configured.ratePerSecond)} req/s, burst ${fmt(o.configured.burst)}`);
-
-    return {
-      schemaVersion: 1,
-      tool: { name: 'probe-rate-limit', version: TOOL_VERSION },
-      target: { kind: o.target.kind, baseUrl: o.target.baseUrl, description: o.target.description },
-      ...(o.plan !== undefined && { plan: o.plan }),
-      ...(o.configured && { configured: o.configured }),
-      keys: o.keys.source,
-      startedAt,
-      durationS: Number(elapsedS().toFixed(2)),
-      requests: client.sent,
-      options: {
-        maxTimeS: o.maxTimeS, maxRate: o.maxRate, startRate: o.startRate, stepTimeS: o.stepTimeS, maxRequests: o.maxRequests, maxBurst: o.maxBurst, tolerancePct: o.tolerancePct,
-        ...(o.expectRate !== undefined && { expectRate: o.expectRate }), ...(o.expectBurst !== undefined && { expectBurst: o.expectBurst }),
-      },
-      sustained: {
-        ratePerSecond: rate ?? null, fromSteps: sustained.fromSteps, bracket: { clean: b.clean, throttled: b.throttled ?? null }, stop: stop!,
-        ...(noLimitUpTo !== undefined && { noLimitUpTo }), summary: sustainedSummary,
-      },
-      burst: {
-        estimate: burst ?? null,
-        samples: idleVolleys.map((v, i) => ({ origin: v.origin, used: burstVolleys.includes(v), ok: v.ok, throttled: v.throttled, sent: v.sent, durationMs: Number((v.lastReceivedAt - v.firstReceivedAt).toFixed(1)), estimate: burstEstimates[i] === undefined ? null : Number(burstEstimates[i]!.toFixed(2)) })),
-        summary: burstSummary,
-      },
-      limiter,
-      retryAfter: { ...retryAfter, on429 },
-      headers,
-      isolation: isolation
-        ? {
-          a: { offered: isolation.aStep.offered, accepted2xx: isolation.aStep.accepted2xx, throttled429: isolation.aStep.throttled429, durationS: isolation.aStep.durationS, a429DuringSide: isolation.a429DuringSide },
-          sibling: side(isolation.sibling),
-          other: side(isolation.other),
-        }
-        : { notTestable: isolationNote!, sibling: { touched: null, statuses: [], note: isolationNote! }, other: { touched: null, statuses: [], note: isolationNote! } },
-      steps: steps.map((s, i) => ({
-        index: i + 1, phase: s.phase, offered: Number(s.offered.toFixed(3)), accepted2xx: s.accepted2xx, throttled429: s.throttled429, other: s.other, notSent: s.notSent,
-        durationS: Number(s.durationS.toFixed(3)), acceptedRate: Number(acceptedRate(s).toFixed(3)), throttledShare: Number(throttledShare(s).toFixed(4)), class: s.class,
-      })),
-      verdicts,
-      findings,
-      exitCode,
-    };
+    const first = await firstBurst(run);
+    const reserveS = reserveAfterSteps(run, first);
+    const stepping = await stepTheRate(run, reserveS);
+    const sustained = sustainedFromSteps(stepping.steps);
+    await burstAgain(run, first, sustained.ratePerSecond, reserveS);
+    const burst = estimateBurst(run.idleVolleys, sustained.ratePerSecond);
+    const retryAfter = await retryAfterHonesty(run);
+    const isolation = await isolationStep(run, sustained.ratePerSecond, stepping.noLimitUpTo, burst.known);
+    return assemble(run, { startedAt, first, stepping, sustained, burst, retryAfter, isolation });
   } finally {
     clearTimeout(hardTimer);
-    await client.close();
+    await run.client.close();
   }
+}
+
+function openRun(o: ProbeOptions, signal: AbortSignal): ProbeRun {
+  const tally = new ReplyTally();
+  const client = new ProbeClient({ baseUrl: o.target.baseUrl, connections: MAX_IN_FLIGHT, maxRequests: o.maxRequests, timeoutMs: 10_000, signal, onReply: tally.onReply });
+  const t0 = client.now();
+  return {
+    o,
+    client,
+    tally,
+    elapsedS: () => (client.now() - t0) / 1000,
+    volley: { concurrency: VOLLEY_CONCURRENCY, maxRequests: o.maxBurst, maxMs: Math.max(2000, (o.maxTimeS * 1000) / 10), maxSingles: 2 * VOLLEY_CONCURRENCY + 20 },
+    idleVolleys: [],
+    isolationS: Math.max(1, o.stepTimeS),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. The burst
+
+/** The first volley, from an idle key. Also the reachability check: no traffic goes on against a dead target. */
+async function firstBurst(run: ProbeRun): Promise<Volley> {
+  const { o, client } = run;
+  const burstKey = await o.keys.fresh('burst');
+  const first = await volley(client, burstKey, run.volley);
+  if (first.sent > 0 && first.replies.every((r) => r.status === 0)) throw new ProbeUnreachableError(`${o.target.description} did not answer: ${first.replies[0]!.error ?? 'no reply'}`);
+  const refused = first.replies.find((r) => r.status === 401 || r.status === 403);
+  if (refused && first.ok === 0) throw new ProbeUnreachableError(`the key was refused (HTTP ${refused.status}): give a live key (--api-key or MCP_API_KEY)`);
+  run.idleVolleys.push({ ...first, origin: 'first' });
+  o.log(first.first429
+    ? `burst: ${first.ok} served, then 429 (${first.sent} requests in ${((first.lastReceivedAt - first.firstSentAt) / 1000).toFixed(2)} s)`
+    : `burst: no 429 in ${first.sent} back-to-back requests (${first.ok} served)`);
+  return first;
+}
+
+/** Time kept for the Retry-After rounds and the isolation step after the steps, s (it grows once 429s are seen). */
+function reserveAfterSteps(run: ProbeRun, first: Volley): () => number {
+  const firstRetryAfter = first.first429 ? parseRetryAfter(first.first429.headers['retry-after'], first.first429.headers.date) : undefined;
+  return () => (run.tally.on429.total > 0 ? (firstRetryAfter?.ok ? Math.min(30, 1.6 * firstRetryAfter.seconds) : 2) + 1.5 : 0) + run.isolationS + 1;
+}
+
+/**
+ * Without fresh keys, the burst once more on warm connections: empty the key, let it refill completely (the
+ * first volley's successes, with margin, at the sustained rate), then a volley.
+ */
+async function burstAgain(run: ProbeRun, first: Volley, rate: number | undefined, reserveS: () => number): Promise<void> {
+  const { o, client } = run;
+  if (o.keys.mintsFresh || !first.first429 || rate === undefined) return;
+  const waitS = (1.5 * first.ok + 2) / rate;
+  if (waitS <= Math.min(15, o.maxTimeS - run.elapsedS() - reserveS() - 1)) {
+    const key = await o.keys.fresh('burst');
+    await throttle(client, key, run.volley);
+    await sleep(waitS * 1000);
+    const again = await volley(client, key, run.volley);
+    run.idleVolleys.push({ ...again, origin: 'refilled' });
+    o.log(`burst, again after ${waitS.toFixed(1)} s of refill: ${again.ok} served, then ${again.first429 ? '429' : 'no 429'} (${again.sent} requests)`);
+  } else {
+    o.log(`burst: no time to let the key refill (${waitS.toFixed(1)} s) for a second measurement; the first one stands`);
+  }
+}
+
+interface BurstEstimate {
+  /** The volleys the estimate comes from. */
+  used: IdleVolley[];
+  /** Each idle volley's estimate, in order. */
+  estimates: Array<number | undefined>;
+  /** The estimates of the volleys used. */
+  known: number[];
+  burst: number | undefined;
+}
+
+/** The burst: the median of the idle volleys' estimates. The first ran on cold connections: later ones, when there are any, measure better. */
+function estimateBurst(idle: IdleVolley[], rate: number | undefined): BurstEstimate {
+  const used = idle.length > 1 ? idle.slice(1) : idle;
+  const estimates = idle.map((v) => burstFromVolley(v, rate));
+  const known = estimates.filter((x, i): x is number => x !== undefined && used.includes(idle[i]!));
+  return { used, estimates, known, burst: known.length ? Math.round(median(known)!) : undefined };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Stepping the rate
+
+interface Stepping {
+  steps: Step[];
+  stop: StopReason;
+  /** The highest offered rate served without a 429, when no limit was found. */
+  noLimitUpTo: number | undefined;
+}
+
+/** Open-model steps of rising offered rate (geometric, then bisection) until the limit is bracketed or a bound is reached. */
+async function stepTheRate(run: ProbeRun, reserveS: () => number): Promise<Stepping> {
+  const { o, client } = run;
+  const rules: SteppingRules = { startRate: o.startRate, factor: 2, maxRate: o.maxRate, refineSteps: o.refineSteps, precision: 0.1 };
+  const steps: Step[] = [];
+  for (;;) {
+    const next = nextStep(steps, rules);
+    if ('done' in next) {
+      if (next.done === 'saturated') o.log(`steps: the target or the probe could not keep up at ${fmt(next.at)} req/s (requests unsent or unanswered, no 429): stopping`);
+      return { steps, stop: next.done, noLimitUpTo: next.done === 'bracketed' ? undefined : next.upTo };
+    }
+    const durationS = Math.max(o.stepTimeS, 5 / next.rate);
+    if (run.elapsedS() + durationS + 0.5 + reserveS() > o.maxTimeS) {
+      o.log(`steps: stopping, the time budget (${o.maxTimeS} s) is nearly spent`);
+      return { steps, stop: 'time budget', noLimitUpTo: undefined };
+    }
+    if (client.remaining < next.rate * durationS + o.maxBurst + 100) {
+      o.log(`steps: stopping, the request cap (${o.maxRequests}) is nearly reached`);
+      return { steps, stop: 'request cap', noLimitUpTo: undefined };
+    }
+    steps.push(await oneStep(run, next, durationS, steps.length + 1));
+  }
+}
+
+/** One step from a fresh key: its bucket emptied first, so the step measures the refill and not the burst. */
+async function oneStep(run: ProbeRun, next: Extract<NextStep, { rate: number }>, durationS: number, index: number): Promise<Step> {
+  const { o, client } = run;
+  const stepKey = await o.keys.fresh('step');
+  // From a fresh key, emptying it is one more burst measurement.
+  if (run.tally.on429.total > 0) {
+    const drained = await throttle(client, stepKey, run.volley);
+    if (o.keys.mintsFresh) run.idleVolleys.push({ ...drained.volley, origin: 'fresh key' });
+  }
+  const outcome = await openStep(client, stepKey, next.rate, durationS, MAX_IN_FLIGHT);
+  const cls = classifyStep(outcome);
+  o.log(`step ${index} (${next.phase}): offered ${fmt(next.rate)} req/s for ${outcome.durationS.toFixed(1)} s: ${outcome.accepted2xx} served (${fmt(acceptedRate(outcome))}/s), ${outcome.throttled429} × 429, ${outcome.other} other${outcome.notSent ? `, ${outcome.notSent} not sent` : ''}: ${cls}`);
+  return { ...outcome, phase: next.phase, class: cls };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 3. Retry-After honesty, 4. isolation
+
+/** Present on every 429 (the tally counts them as they come) and honest: load/probe/retry-after.ts. */
+async function retryAfterHonesty(run: ProbeRun): Promise<RetryAfterFindings> {
+  const { o } = run;
+  if (run.tally.on429.total === 0) return { notTestable: 'no 429 seen' };
+  const maxWaitS = Math.max(1, Math.min(30, (o.maxTimeS - run.elapsedS() - run.isolationS - 1) / 2.5));
+  return probeRetryAfter(run.client, { volley: run.volley, maxWaitS, nextKey: () => o.keys.fresh('retry-after'), log: o.log });
+}
+
+/** Isolation findings, or why there are none. */
+type Isolation = { findings: IsolationFindings; note?: undefined } | { findings?: undefined; note: string };
+
+/** While key A is throttled, are a sibling key and another workspace's key still served? (load/probe/isolation.ts) */
+async function isolationStep(run: ProbeRun, rate: number | undefined, noLimitUpTo: number | undefined, knownBursts: number[]): Promise<Isolation> {
+  const { o } = run;
+  if (rate === undefined) {
+    return { note: noLimitUpTo !== undefined ? `not testable: no limit found up to ${fmt(noLimitUpTo)} req/s, so key A cannot be throttled` : 'not testable: no sustained limit measured, so key A cannot be throttled' };
+  }
+  const aKey = await o.keys.fresh('isolation A');
+  const sibling = await o.keys.sibling(aKey);
+  const other = await o.keys.other();
+  const aRate = Math.min(o.maxRate, Math.max(4 * rate, rate + 10));
+  const findings = await probeIsolation(run.client, { a: aKey, ...(sibling.key && { sibling: sibling.key }), ...(other.key && { other: other.key }) }, { sibling: sibling.missing, other: other.missing }, {
+    rate: aRate,
+    durationS: run.isolationS,
+    maxInFlight: MAX_IN_FLIGHT,
+    volley: run.volley,
+    // No more requests than an idle key's burst: each side key stays within its own limit at any spacing.
+    sideRequests: Math.max(1, Math.min(5, Math.floor(median(knownBursts) ?? 1))),
+    sideSpacingMs: Math.min(100, (run.isolationS * 1000) / 10),
+  });
+  o.log(`isolation: key A offered ${fmt(aRate)} req/s: ${findings.aStep.accepted2xx} served, ${findings.aStep.throttled429} × 429; sibling answered [${findings.sibling.statuses.join(', ')}], other workspace [${findings.other.statuses.join(', ')}]`);
+  return { findings };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 5. The result
+
+interface Measured {
+  startedAt: string;
+  first: Volley;
+  stepping: Stepping;
+  sustained: SustainedEstimate;
+  burst: BurstEstimate;
+  retryAfter: RetryAfterFindings;
+  isolation: Isolation;
+}
+
+/** The limiter's shape, from A's isolation step well over the limit, else the most throttled step. */
+function limiterOf(run: ProbeRun, m: Measured): ShapeFinding {
+  const { ratePerSecond: rate } = m.sustained;
+  const { burst } = m.burst;
+  if (run.tally.on429.total === 0) return { shape: 'unknown', why: 'no throttling seen' };
+  const overLimit = m.stepping.steps.filter((s) => s.class === 'throttled').sort((x, y) => throttledShare(y) - throttledShare(x))[0];
+  const shapeStep = m.isolation.findings?.aStep ?? overLimit;
+  return limiterShape(shapeStep && { offered: shapeStep.offered, startMs: shapeStep.startedAt, requests: shapeStep.replies.map((r) => ({ t: r.sentAt, status: r.status })) }, { ...(rate !== undefined && { ratePerSecond: rate }), ...(burst !== undefined && { burst }) });
+}
+
+function sustainedSummary(m: Measured): string {
+  const { steps, stop, noLimitUpTo } = m.stepping;
+  const rate = m.sustained.ratePerSecond;
+  const b = bracket(steps);
+  return rate !== undefined
+    ? `${fmt(rate)} req/s (served rate of the steps offered ${m.sustained.fromSteps.map(fmt).join(', ')} req/s; clean up to ${fmt(b.clean)}, throttled from ${fmt(b.throttled!)})`
+    : stop === 'no-limit' ? `no limit found up to ${fmt(noLimitUpTo!)} req/s`
+    : stop === 'saturated' ? `no limit found up to ${fmt(noLimitUpTo ?? 0)} req/s (the target or the probe could not go faster)`
+    : `not found: the ${stop} stopped the steps ${steps.length ? `at ${fmt(steps.at(-1)!.offered)} req/s` : 'before the first one'}`;
+}
+
+function burstSummary(run: ProbeRun, m: Measured): string {
+  const { burst, known } = m.burst;
+  return burst !== undefined
+    ? `${burst} (${known.length === 1 ? 'one volley' : `median of ${known.length} volleys`} from ${run.o.keys.mintsFresh ? 'fresh idle keys' : 'the idle key'}, less the refill while ${known.length === 1 ? 'it' : 'they'} ran)`
+    : m.first.first429 ? 'unknown' : `no 429 within ${m.first.sent} back-to-back requests: larger than ${m.first.ok}, or no limit`;
+}
+
+/** The findings in words, one line each (the configured limits first, when known). */
+function findingLines(run: ProbeRun, m: Measured, words: { sustained: string; burst: string; limiter: ShapeFinding; headers: HeaderFindings }): string[] {
+  const { o, tally: { on429 } } = run;
+  const { findings: isolation, note: isolationNote } = m.isolation;
+  const { limiter } = words;
+  const findings = [
+    `sustained limit: ${words.sustained}`,
+    `burst: ${words.burst}`,
+    `limiter: ${limiter.shape.replace('-', ' ')} (${limiter.why})`,
+    on429.total ? `429s: ${on429.total}, ${on429.withRetryAfter} with Retry-After, ${on429.missing} without, ${on429.malformed} malformed; JSON-RPC code in the body: ${on429.rpcCodes.length ? on429.rpcCodes.join(', ') : 'none'}` : '429s: none',
+    retryAfterLine(m.retryAfter),
+    ...headerLines(words.headers),
+    isolation
+      ? `isolation: throttling key A touched sibling: ${yesNo(isolation.sibling)}; touched other workspace: ${yesNo(isolation.other)}`
+      : `isolation: ${isolationNote}`,
+  ];
+  if (o.configured) findings.unshift(`configured (plan "${o.plan}"): ${fmt(o.configured.ratePerSecond)} req/s, burst ${fmt(o.configured.burst)}`);
+  return findings;
+}
+
+/** Judges what was measured and puts it in the result's shape (probe.json). */
+function assemble(run: ProbeRun, m: Measured): ProbeResult {
+  const { o, tally: { on429 } } = run;
+  const rate = m.sustained.ratePerSecond;
+  const { burst } = m.burst;
+  const { findings: isolation, note: isolationNote } = m.isolation;
+  const { stop, noLimitUpTo } = m.stepping;
+  const limiter = limiterOf(run, m);
+  const headers = headerFindings(run.tally.sample2xx?.headers, run.tally.sample429?.headers, { ...(burst !== undefined && { burst }), ...(rate !== undefined && { ratePerSecond: rate }), ...(m.retryAfter.seconds !== undefined && { retryAfterS: m.retryAfter.seconds }) }, o.tolerancePct / 100);
+  const verdicts = judge({ on429, retryAfter: m.retryAfter, isolation, isolationNote, rate, burst, noLimitUpTo, stop, o });
+  const sustained = sustainedSummary(m);
+  const burstWords = burstSummary(run, m);
+  const findings = findingLines(run, m, { sustained, burst: burstWords, limiter, headers });
+  const b = bracket(m.stepping.steps);
+  return {
+    schemaVersion: 1,
+    tool: { name: 'probe-rate-limit', version: TOOL_VERSION },
+    target: { kind: o.target.kind, baseUrl: o.target.baseUrl, description: o.target.description },
+    ...(o.plan !== undefined && { plan: o.plan }),
+    ...(o.configured && { configured: o.configured }),
+    keys: o.keys.source,
+    startedAt: m.startedAt,
+    durationS: Number(run.elapsedS().toFixed(2)),
+    requests: run.client.sent,
+    options: {
+      maxTimeS: o.maxTimeS, maxRate: o.maxRate, startRate: o.startRate, stepTimeS: o.stepTimeS, maxRequests: o.maxRequests, maxBurst: o.maxBurst, tolerancePct: o.tolerancePct,
+      ...(o.expectRate !== undefined && { expectRate: o.expectRate }), ...(o.expectBurst !== undefined && { expectBurst: o.expectBurst }),
+    },
+    sustained: {
+      ratePerSecond: rate ?? null, fromSteps: m.sustained.fromSteps, bracket: { clean: b.clean, throttled: b.throttled ?? null }, stop,
+      ...(noLimitUpTo !== undefined && { noLimitUpTo }), summary: sustained,
+    },
+    burst: {
+      estimate: burst ?? null,
+      samples: run.idleVolleys.map((v, i) => ({ origin: v.origin, used: m.burst.used.includes(v), ok: v.ok, throttled: v.throttled, sent: v.sent, durationMs: Number((v.lastReceivedAt - v.firstReceivedAt).toFixed(1)), estimate: m.burst.estimates[i] === undefined ? null : Number(m.burst.estimates[i]!.toFixed(2)) })),
+      summary: burstWords,
+    },
+    limiter,
+    retryAfter: { ...m.retryAfter, on429 },
+    headers,
+    isolation: isolation
+      ? {
+        a: { offered: isolation.aStep.offered, accepted2xx: isolation.aStep.accepted2xx, throttled429: isolation.aStep.throttled429, durationS: isolation.aStep.durationS, a429DuringSide: isolation.a429DuringSide },
+        sibling: side(isolation.sibling),
+        other: side(isolation.other),
+      }
+      : { notTestable: isolationNote!, sibling: { touched: null, statuses: [], note: isolationNote! }, other: { touched: null, statuses: [], note: isolationNote! } },
+    steps: m.stepping.steps.map((s, i) => ({
+      index: i + 1, phase: s.phase, offered: Number(s.offered.toFixed(3)), accepted2xx: s.accepted2xx, throttled429: s.throttled429, other: s.other, notSent: s.notSent,
+      durationS: Number(s.durationS.toFixed(3)), acceptedRate: Number(acceptedRate(s).toFixed(3)), throttledShare: Number(throttledShare(s).toFixed(4)), class: s.class,
+    })),
+    verdicts,
+    findings,
+    exitCode: verdicts.some((v) => v.status === 'fail') ? 1 : 0,
+  };
 }
 
 function side(f: IsolationFindings['sibling']): ProbeResult['isolation']['sibling'] {
   return { touched: f.touched ?? null, statuses: f.statuses, ...(f.notTestable && { note: f.notTestable }) };
-}
-
-function yesNo(f: IsolationFindings['sibling']): string {
-  if (f.touched === undefined) return f.notTestable ?? 'not testable';
-  return f.touched ? `yes (${f.statuses.filter((s) => s === 429).length} of ${f.statuses.length} requests refused)` : `no (${f.statuses.length} of ${f.statuses.length} served)`;
-}
-
-function retryAfterLine(r: RetryAfterFindings): string {
-  if (r.notTestable && !r.atWait) return `Retry-After: ${r.value !== undefined ? `${JSON.stringify(r.value)}: ` : ''}${r.notTestable}`;
-  const parts = [`Retry-After: ${JSON.stringify(r.value)} (${r.form})`];
-  if (r.atWait) parts.push(`retry after ${r.atWait.waitedS.toFixed(2)} s ${is2xx(r.atWait.status) ? 'served' : `answered ${r.atWait.status || 'nothing'}`}${r.servedAfterS !== undefined ? ` (first served ${r.servedAfterS.toFixed(2)} s after the 429)` : r.atWait.status === 429 ? ' (not served within the search)' : ''}`);
-  if (r.early) parts.push(`retry at half the wait (${r.early.waitedS.toFixed(2)} s) ${r.overstates ? 'served: Retry-After overstates the wait' : `answered ${r.early.status || 'nothing'}: the wait is needed`}`);
-  return parts.join('; ');
-}
-
-function headerLines(h: HeaderFindings): string[] {
-  const lines: string[] = [];
-  if (h.policy) lines.push(`RateLimit-Policy: ${h.policy.ok ? h.policy.value.map((p) => `"${p.name}" q=${p.quota}${p.windowS !== undefined ? ` w=${p.windowS}` : ''}${p.unit !== 'requests' ? ` qu=${p.unit}` : ''}${p.partitionKeyBytes !== undefined ? ` pk=<${p.partitionKeyBytes} bytes>` : ''}`).join(', ') : `unparseable (${h.policy.why})`}`);
-  for (const [label, s] of [['RateLimit on a 2xx', h.state2xx], ['RateLimit on a 429', h.state429]] as const) {
-    if (s) lines.push(`${label}: ${s.ok ? s.value.map((x) => `"${x.name}" r=${x.remaining}${x.resetS !== undefined ? ` t=${x.resetS}` : ''}`).join(', ') : `unparseable (${s.why})`}`);
-  }
-  for (const l of h.legacy) lines.push(`${l.family}: limit ${l.limit ?? '-'}, remaining ${l.remaining ?? '-'}, reset ${l.reset ?? '-'}`);
-  for (const a of h.agreement) lines.push(`  ${a.what}: ${fmt(a.header)} vs ${fmt(a.measured)}: ${a.agrees ? 'agrees' : 'differs'}`);
-  if (lines.length === 0) lines.push('RateLimit header fields: none sent');
-  return lines;
-}
-
-function judge(x: {
-  on429: ProbeResult['retryAfter']['on429'];
-  retryAfter: RetryAfterFindings;
-  isolation: IsolationFindings | undefined;
-  isolationNote: string | undefined;
-  rate: number | undefined;
-  burst: number | undefined;
-  noLimitUpTo: number | undefined;
-  stop: StopReason | undefined;
-  o: ProbeOptions;
-}): Verdict[] {
-  const out: Verdict[] = [];
-  const { on429, retryAfter: r } = x;
-
-  // RFC 6585 §4: the 429 "MAY include a Retry-After header indicating how long to wait before making a new
-  // request"; a probe for release engineers holds the service to it on every 429.
-  if (on429.total === 0) out.push(verdict('retry-after-present', 'not-testable', 'no 429 seen'));
-  else if (on429.missing || on429.malformed) out.push(verdict('retry-after-present', 'fail', `${on429.missing + on429.malformed} of ${on429.total} 429s carried no usable Retry-After (${on429.missing} without, ${on429.malformed} malformed)`));
-  else out.push(verdict('retry-after-present', 'pass', `all ${on429.total} 429s carried Retry-After (e.g. ${JSON.stringify(r.value ?? '')})`));
-
-  // RFC 9110 §10.2.3: Retry-After indicates "how long the user agent ought to wait before making a
-  // follow-up request": after that wait the follow-up must be served.
-  if (!r.atWait) out.push(verdict('retry-after-honest', 'not-testable', r.notTestable ?? 'not tested'));
-  else if (is2xx(r.atWait.status)) {
-    out.push(verdict('retry-after-honest', 'pass', `a retry ${r.atWait.waitedS.toFixed(2)} s after a 429 with Retry-After: ${r.atWait.value} was served${r.overstates ? `; observation: Retry-After overstates the wait (a retry after ${r.early!.waitedS.toFixed(2)} s was served too)` : r.early ? `; a retry after ${r.early.waitedS.toFixed(2)} s was refused (the wait is needed)` : ''}`));
-  } else if (r.atWait.status === 429) {
-    out.push(verdict('retry-after-honest', 'fail', `retry after Retry-After was refused: waited ${r.atWait.waitedS.toFixed(2)} s (Retry-After: ${r.atWait.value}), got 429${r.servedAfterS !== undefined ? `; first served ${r.servedAfterS.toFixed(2)} s after the 429` : ''}`));
-  } else {
-    out.push(verdict('retry-after-honest', 'not-testable', `the retry after Retry-After was answered ${r.atWait.status || 'with no reply'}`));
-  }
-
-  for (const [id, which] of [['isolation-sibling', 'sibling'], ['isolation-other-workspace', 'other']] as const) {
-    const f = x.isolation?.[which];
-    const label = which === 'sibling' ? 'sibling' : 'other workspace';
-    if (!f) out.push(verdict(id, 'not-testable', x.isolationNote ?? 'not tested'));
-    else if (f.touched === undefined) out.push(verdict(id, 'not-testable', f.notTestable ?? 'not tested'));
-    else out.push(verdict(id, f.touched ? 'fail' : 'pass', `throttling key A touched ${label}: ${yesNo(f)}, while key A got ${x.isolation!.a429DuringSide} × 429`));
-  }
-
-  const missing = x.noLimitUpTo !== undefined ? `no limit found up to ${fmt(x.noLimitUpTo)} req/s` : `no sustained limit measured (${x.stop})`;
-  out.push(expectGate('expect-rate', x.o.expectRate, x.rate, x.o.tolerancePct, 'req/s', missing));
-  out.push(expectGate('expect-burst', x.o.expectBurst, x.burst, x.o.tolerancePct, 'requests', x.rate === undefined ? missing : 'no 429 from an idle key'));
-  return out;
 }

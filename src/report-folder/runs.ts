@@ -11,7 +11,7 @@ import type { Results } from '../results.js';
 import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
 import type { LoadReport } from '../../load/report/load-results.js';
 import { isProbeResult, PROBE_JSON } from '../../load/probe/probe-report.js';
-import type { ProbeResult } from '../../load/probe/probe.js';
+import type { ProbeResult } from '../../load/probe/probe-result.js';
 
 export const RESULTS_JSON = 'results.json';
 
