@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STDIO_BROKEN_PROXY, STDIO_CLIENT_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { CLIENT_IDS, CLIENTS } from '../../src/interop/clients.js';
 
@@ -50,16 +51,12 @@ describe.concurrent('interop matrix', () => {
     expect(strict.code, strict.stderr).toBe(1);
   }, 200_000);
 
-  // Broken stdio proxies (fixtures/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on:
-  // each fault fails exactly these clients' stdio rows, and the others read through it.
-  it.each([
-    ['banner', ['ts-v1', 'python', 'go']],
-    ['blank-lines', ['ts-v1', 'python']],
-    ['progress', ['ts-v1', 'ts-v2']],
-  ] as const)('a stdio proxy with the fault "%s" fails the stdio rows of %j only', async (fault, noticed) => {
-    const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node --import tsx fixtures/mutants/stdio-broken/proxy.ts --fault ${fault}`], 180_000);
+  // Broken stdio proxies (fixtures/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on
+  // (STDIO_CLIENT_FAULTS): each fault fails exactly the stdio rows it declares, and the others read through it.
+  it.each(STDIO_CLIENT_FAULTS.map((f) => [f.fault, f.violates] as const))('a stdio proxy with the fault "%s" fails %j only', async (fault, violates) => {
+    const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY} --fault ${fault}`], 180_000);
     const failing = run.results!.requirements.filter((r) => r.status === 'fail').map((r) => r.id).sort();
-    expect(failing, run.stderr.slice(-2000)).toEqual(noticed.map((c) => `interop-${c}-stdio`).sort());
+    expect(failing, run.stderr.slice(-2000)).toEqual([...violates].sort());
     expect(run.code).toBe(1);
   }, 200_000);
 
