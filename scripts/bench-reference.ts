@@ -5,14 +5,17 @@
  *
  * One run, loopback only: each server runs in its own child process, autocannon (programmatic API)
  * drives them from this process, alternately, for N rounds with a warm-up before every measured run.
- * Exit 0: valid and target met; 1: target missed, run invalid (any non-2xx or error) or failed; 2: usage.
+ * Exit 0: valid and target met; 1: target missed or run invalid (any non-2xx or error reply); 2: usage, or the
+ * benchmark failed to run or to finish (one line on stderr); 130: interrupted.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, type SourceMapPayload } from 'node:module';
 import { cpus, platform, arch, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, usageError as commandLineUsageError } from '../src/kit/command-line.js';
+import { parseCommandLine } from '../src/kit/command-line.js';
+import { main, readCommandLine } from '../src/kit/main.js';
+import { numberOption, UsageError } from '../src/kit/options.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './bench/cpuprofile-summary.js';
 import { runLoad, type LoadResult, type LoadSpec } from './bench/load.js';
 import { killAllChildren, spawnServerChild, type ServerChild } from '../src/kit/server-child.js';
@@ -38,46 +41,37 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MCP_PATH = '/api/mcp/v1';
 const TOOLS_LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 
-function usageError(message: string): never {
-  return commandLineUsageError(USAGE, message);
-}
-
-const parsed = parseCommandLine(USAGE, {
-  duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' },
-  json: { type: 'string' }, 'cpu-prof': { type: 'string' },
+const { settings, jsonPath, profileDir } = readCommandLine({ usage: USAGE }, () => {
+  const { values } = parseCommandLine(USAGE, {
+    duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' },
+    json: { type: 'string' }, 'cpu-prof': { type: 'string' },
+  });
+  if (values['cpu-prof'] === '') throw new UsageError('--cpu-prof needs a directory');
+  return {
+    settings: {
+      duration: numberOption('--duration', values.duration, { min: 1, max: 60, unit: 'seconds', fallback: 5 }),
+      connections: numberOption('--connections', values.connections, { integer: true, min: 1, max: 1000, fallback: 32 }),
+      rounds: numberOption('--rounds', values.rounds, { integer: true, min: 1, max: 20, fallback: 3 }),
+      warmup: WARMUP_S,
+    },
+    jsonPath: values.json,
+    profileDir: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
+  };
 });
-
-function numberOption(name: string, raw: string | undefined, fallback: number, min: number, max: number, integer: boolean): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
-    usageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max} (got "${raw}")`);
-  }
-  return value;
-}
-const settings = {
-  duration: numberOption('duration', parsed.values.duration, 5, 1, 60, false),
-  connections: numberOption('connections', parsed.values.connections, 32, 1, 1000, true),
-  rounds: numberOption('rounds', parsed.values.rounds, 3, 1, 20, true),
-  warmup: WARMUP_S,
-};
-const jsonPath = parsed.values.json;
-if (parsed.values['cpu-prof'] === '') usageError('--cpu-prof needs a directory');
-const profileDir = parsed.values['cpu-prof'] === undefined ? undefined : resolve(parsed.values['cpu-prof']);
 
 // Every run is bounded: a watchdog ends the whole benchmark well after its planned length.
 const plannedS = profileDir ? settings.warmup + settings.duration : settings.rounds * 2 * (settings.warmup + settings.duration);
 const watchdog = setTimeout(() => {
   console.error(`error: the benchmark did not finish within ${Math.round(plannedS * 1.5 + 90)} s; stopping`);
   killAllChildren();
-  process.exit(1);
+  process.exit(2);
 }, (plannedS * 1.5 + 90) * 1000);
 watchdog.unref();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     console.error(`\n${signal}: stopping`);
     killAllChildren();
-    process.exit(1);
+    process.exit(130);
   });
 }
 
@@ -406,13 +400,11 @@ function writeJson(path: string, data: unknown): void {
   console.log(`numbers written to ${path}`);
 }
 
-let code: number;
-try {
-  code = profileDir ? await profile(profileDir) : await benchmark();
-} catch (err) {
-  console.error(`error: ${(err as Error).message}`);
-  code = 1;
-} finally {
-  await stopChildren();
-}
-process.exit(code!);
+// A benchmark that cannot run (a child that does not start, a reply that cannot be replayed) is no verdict: exit 2.
+await main({ usage: USAGE }, async () => {
+  try {
+    return profileDir ? await profile(profileDir) : await benchmark();
+  } finally {
+    await stopChildren();
+  }
+});

@@ -7,12 +7,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
-import { parseCommandLine, usageError } from '../../src/kit/command-line.js';
+import { parseCommandLine } from '../../src/kit/command-line.js';
+import { exitStatus, main } from '../../src/kit/main.js';
+import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
+import { scrubText, Secrets } from '../../src/kit/scrub.js';
+import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
+import { loadSecrets } from '../report/load-report.js';
 import { readInputs, scenarioVus, type Inputs } from '../k6/inputs.ts';
 import { CAPS, capProblem } from '../safety.js';
 import { SCENARIOS } from '../scenarios.js';
-import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetKind } from '../target.js';
+import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget } from '../target.js';
 
 const USAGE = `Usage: npm run load:k6 -- [options]
 
@@ -42,76 +46,74 @@ Run
   -h, --help              this help
 
 Caps: rate x duration x scenarios at most ${CAPS.requests} requests; VUs at most ${CAPS.connections} in all.
-Exit status: 0 all thresholds passed, 1 a threshold crossed (k6 exit 99), 2 bad usage, unreachable target or
-k6 failing to run.`;
+${exitStatus('all thresholds passed', 'a threshold crossed (k6 exit 99)')}; k6 failing to run is such an error.`;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
 
-const fail = (message: string): never => usageError(USAGE, message);
-
-const { values } = parseCommandLine(USAGE, {
-  target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
-  mutant: { type: 'string' }, scenario: { type: 'string' }, rate: { type: 'string' }, duration: { type: 'string' },
-  vus: { type: 'string' }, 'max-vus': { type: 'string' }, p99: { type: 'string' }, 'report-dir': { type: 'string' },
-});
-
-const kind = (values.target ?? (values['base-url'] ? 'url' : 'embedded')) as LoadTargetKind;
-if (!LOAD_TARGET_KINDS.includes(kind)) fail(`--target must be ${LOAD_TARGET_KINDS.join(', ')} (got "${kind}")`);
-const baseUrlOption = values['base-url'];
-if (baseUrlOption !== undefined && !(URL.canParse(baseUrlOption) && /^https?:$/.test(new URL(baseUrlOption).protocol))) fail(`--base-url must be an http(s) URL (got "${baseUrlOption}")`);
-if (kind === 'url' && !baseUrlOption) fail('--target url needs --base-url');
-if (kind !== 'url' && baseUrlOption) fail(`--target ${kind} runs its own server: it takes no --base-url`);
-if (values.mutant !== undefined) {
-  if (kind !== 'embedded') fail('--mutant works with the embedded target only');
-  const known = [...MUTANTS, ...LOAD_MUTANTS].map((m) => m.name);
-  if (!known.includes(values.mutant)) fail(`unknown mutant "${values.mutant}"`);
-}
-for (const [option, value] of [['--rate', values.rate], ['--duration', values.duration], ['--vus', values.vus], ['--max-vus', values['max-vus']], ['--p99', values.p99]] as const) {
-  if (value !== undefined && !/^\d+(\.\d+)?$/.test(value)) fail(`${option} must be a positive number (got "${value}")`);
-}
-
-/** The script's inputs, except the target's URL and key (added once the target is up). */
-const loadEnv: Record<string, string> = {
-  LOAD_SCENARIO: values.scenario ?? 'tools-list',
-  ...(values.rate !== undefined && { LOAD_RATE: values.rate }),
-  ...(values.duration !== undefined && { LOAD_DURATION: values.duration }),
-  ...(values.vus !== undefined && { LOAD_VUS: values.vus }),
-  ...(values['max-vus'] !== undefined && { LOAD_MAX_VUS: values['max-vus'] }),
-  ...(values.p99 !== undefined && { LOAD_P99_MS: values.p99 }),
-  LOAD_TARGET_KIND: kind,
+const fail = (message: string): never => {
+  throw new UsageError(message);
 };
 
 const OPTION_OF: Record<string, string> = {
   LOAD_SCENARIO: '--scenario', LOAD_RATE: '--rate', LOAD_DURATION: '--duration', LOAD_VUS: '--vus', LOAD_MAX_VUS: '--max-vus', LOAD_P99_MS: '--p99',
 };
-// The script's own reading of the inputs, so that the caps are checked on exactly what k6 will run.
-function scriptInputs(): Inputs {
+
+/** The command line, every value checked (on the script's own reading of it) before any traffic. */
+function readOptions() {
+  const { values } = parseCommandLine(USAGE, {
+    target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
+    mutant: { type: 'string' }, scenario: { type: 'string' }, rate: { type: 'string' }, duration: { type: 'string' },
+    vus: { type: 'string' }, 'max-vus': { type: 'string' }, p99: { type: 'string' }, 'report-dir': { type: 'string' },
+  });
+  const apiKey = keyOption(values, 'api-key');
+  secrets = loadSecrets({ apiKey, baseUrl: values['base-url'] });
+  const { kind, baseUrl } = targetOption(values, { kinds: LOAD_TARGET_KINDS, baseUrlKinds: ['url'] });
+  const mutant = mutantOption(values.mutant, kind, 'load');
+  const scenario = listOption('--scenario', values.scenario, 'scenario name (or smoke)')?.join(',');
+  numberOption('--rate', values.rate, { positive: true });
+  numberOption('--duration', values.duration, { min: 1, max: CAPS.durationS, unit: 'seconds' });
+  numberOption('--vus', values.vus, { integer: true, min: 1, max: CAPS.connections });
+  numberOption('--max-vus', values['max-vus'], { integer: true, min: 1, max: CAPS.connections });
+  numberOption('--p99', values.p99, { positive: true, unit: 'milliseconds' });
+
+  /** The script's inputs, except the target's URL and key (added once the target is up): checked strings, as k6 reads them. */
+  const loadEnv: Record<string, string> = {
+    LOAD_SCENARIO: scenario ?? 'tools-list',
+    ...(values.rate !== undefined && { LOAD_RATE: values.rate }),
+    ...(values.duration !== undefined && { LOAD_DURATION: values.duration }),
+    ...(values.vus !== undefined && { LOAD_VUS: values.vus }),
+    ...(values['max-vus'] !== undefined && { LOAD_MAX_VUS: values['max-vus'] }),
+    ...(values.p99 !== undefined && { LOAD_P99_MS: values.p99 }),
+    LOAD_TARGET_KIND: kind,
+  };
+  // The script's own reading of the inputs, so that the caps are checked on exactly what k6 will run.
+  let inputs: Inputs;
   try {
-    return readInputs({ ...loadEnv, MCP_BASE_URL: 'http://127.0.0.1', MCP_API_KEY: 'placeholder' });
+    inputs = readInputs({ ...loadEnv, MCP_BASE_URL: 'http://127.0.0.1', MCP_API_KEY: 'placeholder' });
   } catch (err) {
     return fail((err as Error).message.replace(/\b(LOAD_[A-Z0-9_]+)\b/g, (name) => OPTION_OF[name] ?? name));
   }
+  const n = inputs.scenarios.length;
+  const problem =
+    capProblem('--rate x scenarios', inputs.ratePerScenario * n, 0, CAPS.rate) ??
+    capProblem('--max-vus x scenarios', inputs.scenarios.reduce((sum, s) => sum + scenarioVus(inputs, s).maxVus, 0), 1, CAPS.connections) ??
+    capProblem('requests (--rate x --duration x scenarios)', Math.ceil(inputs.ratePerScenario * inputs.durationS * n), 1, CAPS.requests);
+  if (problem) fail(problem);
+  return {
+    kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, loadEnv, inputs,
+    reportDir: resolve(values['report-dir'] ?? 'reports/latest'),
+    script: join(ROOT, 'load', 'k6', inputs.smoke ? 'smoke.ts' : 'stateless-post.ts'),
+  };
 }
-const inputs = scriptInputs();
-const n = inputs.scenarios.length;
-const problem =
-  capProblem('--duration', inputs.durationS, 1, CAPS.durationS) ??
-  capProblem('--rate x scenarios', inputs.ratePerScenario * n, 0, CAPS.rate) ??
-  capProblem('--max-vus x scenarios', inputs.scenarios.reduce((sum, s) => sum + scenarioVus(inputs, s).maxVus, 0), 1, CAPS.connections) ??
-  capProblem('requests (--rate x --duration x scenarios)', Math.ceil(inputs.ratePerScenario * inputs.durationS * n), 1, CAPS.requests);
-if (problem) fail(problem);
-
-const reportDir = resolve(values['report-dir'] ?? 'reports/latest');
-const script = join(ROOT, 'load', 'k6', inputs.smoke ? 'smoke.ts' : 'stateless-post.ts');
+type Options = ReturnType<typeof readOptions>;
 
 /** The pinned k6, built by the project script when missing or another version (a no-op otherwise). */
 function ensureK6(): string {
   const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   const path = result.stdout.trim().split('\n').pop() ?? '';
   if (result.status !== 0 || !existsSync(path)) {
-    console.error('error: k6 is not installed and scripts/install-k6.sh could not build it');
-    process.exit(2);
+    throw new Error('k6 is not installed and scripts/install-k6.sh could not build it');
   }
   return path;
 }
@@ -120,26 +122,26 @@ function ensureK6(): string {
  * k6's environment: the parent's, less anything that would steer k6 or the script behind the caps' back
  * (K6_* options such as K6_DURATION, inherited LOAD_*, MCP_* or SUMMARY_DIR), plus this run's inputs.
  */
-function k6Environment(target: LoadTarget): NodeJS.ProcessEnv {
+function k6Environment(o: Options, target: LoadTarget): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(K6_|LOAD_|MCP_|SUMMARY_DIR$)/.test(name)) env[name] = value;
   }
   return {
     ...env,
-    ...loadEnv,
+    ...o.loadEnv,
     MCP_BASE_URL: target.baseUrl,
     MCP_API_KEY: target.apiKey,
-    SUMMARY_DIR: reportDir,
+    SUMMARY_DIR: o.reportDir,
     // No anonymous usage report to Grafana from a test run.
     K6_NO_USAGE_REPORT: 'true',
   };
 }
 
 /** Runs k6 with its output streamed; resolves with its exit code (null when killed by a signal). */
-function runK6(k6: string, target: LoadTarget): Promise<number | null> {
+function runK6(k6: string, o: Options, target: LoadTarget): Promise<number | null> {
   // --address '': no REST API listener (several runs on one machine would fight over port 6565).
-  const child = spawn(k6, ['run', '--address', '', script], { cwd: ROOT, env: k6Environment(target), stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(k6, ['run', '--address', '', o.script], { cwd: ROOT, env: k6Environment(o, target), stdio: ['ignore', 'inherit', 'inherit'] });
   // Ctrl-C reaches k6 too (same process group): k6 stops and still writes its summary. SIGTERM is passed on.
   const onSigint = () => console.error('load:k6: interrupted, waiting for k6 to write its summary');
   const onSigterm = () => child.kill('SIGTERM');
@@ -155,33 +157,33 @@ function runK6(k6: string, target: LoadTarget): Promise<number | null> {
   });
 }
 
-const k6 = ensureK6();
-let target: LoadTarget;
-try {
-  target = await prepareLoadTarget({ kind, baseUrl: baseUrlOption, apiKey: values['api-key'] ?? process.env.MCP_API_KEY, allowRemote: values['allow-remote'] ?? false, mutant: values.mutant });
-} catch (err) {
-  console.error(`error: ${(err as Error).message}`);
-  process.exit(2);
+/** Runs k6 on the target; returns the verdict's exit code (k6 not running to its end is an error, not a verdict). */
+async function run(o: Options): Promise<number> {
+  const k6 = ensureK6();
+  const target = await prepareLoadTarget({ kind: o.kind, baseUrl: o.baseUrl, apiKey: o.apiKey, allowRemote: o.allowRemote, mutant: o.mutant, log: (line) => console.error(scrubText(line, secrets)) });
+  secrets = loadSecrets({ apiKey: target.apiKey, baseUrl: o.baseUrl, admin: target.admin });
+  let code: number | null;
+  try {
+    mkdirSync(o.reportDir, { recursive: true });
+    // A stale file from an earlier run must not pass for this run's result.
+    for (const file of OUTPUT_FILES) rmSync(join(o.reportDir, file), { force: true });
+    console.error(`load:k6: ${o.inputs.scenarios.map((s) => s.name).join(', ')} at ${o.inputs.ratePerScenario}/s each for ${o.inputs.durationS} s (${o.script.slice(ROOT.length)})`);
+    code = await runK6(k6, o, target);
+  } finally {
+    await target.close();
+  }
+
+  const written = OUTPUT_FILES.map((file) => join(o.reportDir, file)).filter((path) => existsSync(path));
+  if (written.length > 0) console.log(`reports:\n${written.map((path) => `  ${path}`).join('\n')}`);
+  // "A failed threshold exits 99"; any other failure means k6 could not run the test: no verdict.
+  if (code === 0 && written.length === OUTPUT_FILES.length) return 0;
+  if (code === 99 && written.length === OUTPUT_FILES.length) {
+    console.error('load:k6: a threshold was crossed (see k6-junit.xml)');
+    return 1;
+  }
+  throw new Error(`k6 ${code === null ? 'was killed' : `exited ${code}`}${written.length < OUTPUT_FILES.length ? ' without writing its summary files' : ''}`);
 }
 
-let code: number | null;
-try {
-  mkdirSync(reportDir, { recursive: true });
-  // A stale file from an earlier run must not pass for this run's result.
-  for (const file of OUTPUT_FILES) rmSync(join(reportDir, file), { force: true });
-  console.error(`load:k6: ${inputs.scenarios.map((s) => s.name).join(', ')} at ${inputs.ratePerScenario}/s each for ${inputs.durationS} s (${script.slice(ROOT.length)})`);
-  code = await runK6(k6, target);
-} finally {
-  await target.close();
-}
-
-const written = OUTPUT_FILES.map((file) => join(reportDir, file)).filter((path) => existsSync(path));
-if (written.length > 0) console.log(`reports:\n${written.map((path) => `  ${path}`).join('\n')}`);
-// "A failed threshold exits 99"; any other failure means k6 could not run the test: no verdict.
-if (code === 0 && written.length === OUTPUT_FILES.length) process.exit(0);
-if (code === 99 && written.length === OUTPUT_FILES.length) {
-  console.error('load:k6: a threshold was crossed (see k6-junit.xml)');
-  process.exit(1);
-}
-console.error(`load:k6: k6 ${code === null ? 'was killed' : `exited ${code}`}${written.length < OUTPUT_FILES.length ? ' without writing its summary files' : ''}`);
-process.exit(2);
+// Error lines pass the load reports' scrubber: a --base-url may carry credentials, an error may quote the key.
+let secrets = new Secrets();
+await main({ usage: USAGE, scrub: (text) => scrubText(text, secrets) }, () => run(readOptions()));

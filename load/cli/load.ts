@@ -5,9 +5,10 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
-import { parseCommandLine, usageError } from '../../src/kit/command-line.js';
-import { TargetError } from '../../src/targets/target.js';
+import { parseCommandLine } from '../../src/kit/command-line.js';
+import { exitStatus, main } from '../../src/kit/main.js';
+import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
+import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
 import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type ScenarioRun } from '../autocannon/runner.js';
 import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
@@ -15,14 +16,14 @@ import { BaselineError, compareWithBaseline, readBaseline } from '../report/base
 import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
 import { errorKindsText, type LoadReport, type ScenarioResult } from '../report/load-results.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
-import { scrubText } from '../../src/kit/scrub.js';
+import { scrubText, Secrets } from '../../src/kit/scrub.js';
 import { writeReportHtml } from '../../src/report-folder/compose.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, evaluateThresholds, parseThreshold, thresholdProblem, type Threshold,
 } from '../report/thresholds.js';
-import { CAPS, UnsafeTargetError, capProblem } from '../safety.js';
+import { CAPS } from '../safety.js';
 import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
-import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget, type LoadTargetKind } from '../target.js';
+import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget } from '../target.js';
 
 const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
 /** Per-request deadline: a reply not complete by then is a timeout (a stream that never ends). */
@@ -76,90 +77,68 @@ Run
 Latency is each response's own time at microsecond resolution (HDR histogram); an SSE reply's latency
 runs to the end of its stream. Time to first event and to result are measured on the load's own
 streaming replies, through autocannon's per-connection client events.
-Exit status: 0 every threshold holds, 1 a threshold fails, 2 bad usage or an unreachable target.`;
+${exitStatus('every threshold holds', 'a threshold fails')}`;
 
-const fail = (message: string): never => usageError(USAGE, message);
+const fail = (message: string): never => {
+  throw new UsageError(message);
+};
 
-const { values } = parseCommandLine(USAGE, {
-  target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
-  mutant: { type: 'string' }, scenario: { type: 'string', multiple: true }, duration: { type: 'string' }, connections: { type: 'string' },
-  rate: { type: 'string' }, 'max-requests': { type: 'string' }, quiet: { type: 'boolean' }, threshold: { type: 'string', multiple: true },
-  baseline: { type: 'string' }, 'report-dir': { type: 'string' },
-});
+/** The command line, every value checked before any traffic. */
+function readOptions() {
+  const { values } = parseCommandLine(USAGE, {
+    target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
+    mutant: { type: 'string' }, scenario: { type: 'string', multiple: true }, duration: { type: 'string' }, connections: { type: 'string' },
+    rate: { type: 'string' }, 'max-requests': { type: 'string' }, quiet: { type: 'boolean' }, threshold: { type: 'string', multiple: true },
+    baseline: { type: 'string' }, 'report-dir': { type: 'string' },
+  });
+  const apiKey = keyOption(values, 'api-key');
+  secrets = loadSecrets({ apiKey, baseUrl: values['base-url'] });
+  const { kind, baseUrl } = targetOption(values, { kinds: LOAD_TARGET_KINDS, baseUrlKinds: ['url'] });
+  const mutant = mutantOption(values.mutant, kind, 'load');
 
-// ---- options, all checked before any traffic
+  const names = listOption('--scenario', values.scenario, 'scenario name') ?? DEFAULT_SCENARIOS;
+  const scenarios: Scenario[] = names.map((n) => scenarioByName(n) ?? fail(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(', ')}`));
 
-const kind = (values.target ?? (values['base-url'] ? 'url' : 'embedded')) as LoadTargetKind;
-if (!LOAD_TARGET_KINDS.includes(kind)) fail(`--target must be ${LOAD_TARGET_KINDS.join(', ')} (got "${kind}")`);
-const baseUrl = values['base-url'];
-if (baseUrl !== undefined && !(URL.canParse(baseUrl) && /^https?:$/.test(new URL(baseUrl).protocol))) fail(`--base-url must be an http(s) URL (got "${baseUrl}")`);
-if (kind === 'url' && !baseUrl) fail('--target url needs --base-url');
-if (kind !== 'url' && baseUrl) fail(`--target ${kind} runs its own server: it takes no --base-url`);
-if (values.mutant !== undefined) {
-  if (kind !== 'embedded') fail('--mutant works with the embedded target only');
-  const known = [...MUTANTS, ...LOAD_MUTANTS].map((m) => m.name);
-  if (!known.includes(values.mutant)) fail(`unknown mutant "${values.mutant}"`);
-}
+  const durationS = numberOption('--duration', values.duration, { integer: true, min: 1, max: CAPS.durationS, unit: 'seconds', fallback: 10 });
+  const connections = numberOption('--connections', values.connections, { integer: true, min: 1, max: CAPS.connections, fallback: 10 });
+  const rate = numberOption('--rate', values.rate, { min: 1, max: CAPS.rate });
+  const maxRequests = numberOption('--max-requests', values['max-requests'], { integer: true, min: 1, max: CAPS.requests, fallback: CAPS.requests });
 
-let scenarios: Scenario[] = [];
-if (values.scenario === undefined) {
-  scenarios = DEFAULT_SCENARIOS.map((n) => scenarioByName(n)!);
-} else {
-  const names = [...new Set(values.scenario.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))];
-  if (names.length === 0) fail('--scenario needs at least one scenario name');
-  for (const n of names) {
-    const s = scenarioByName(n);
-    if (!s) fail(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(', ')}`);
-    scenarios.push(s!);
-  }
-}
-
-/** A numeric option: digits only (no sign, no exponent), then its range. */
-function numberOption(name: string, raw: string | undefined, fallback: number | undefined, min: number, cap: number, integer: boolean): number | undefined {
-  if (raw === undefined) return fallback;
-  if (!(integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(raw.trim())) fail(`--${name} must be a ${integer ? 'whole' : 'positive'} number (got "${raw}")`);
-  const value = Number(raw);
-  const problem = capProblem(`--${name}`, value, min, cap);
-  if (problem) fail(problem);
-  return value;
-}
-const durationS = numberOption('duration', values.duration, 10, 1, CAPS.durationS, true)!;
-const connections = numberOption('connections', values.connections, 10, 1, CAPS.connections, true)!;
-const rate = numberOption('rate', values.rate, undefined, 1, CAPS.rate, false);
-const maxRequests = numberOption('max-requests', values['max-requests'], CAPS.requests, 1, CAPS.requests, true)!;
-
-const thresholdTexts = values.threshold ?? [];
-let thresholds: Threshold[] = [];
-try {
-  thresholds = thresholdTexts.length > 0
-    ? thresholdTexts.map((t) => parseThreshold(t, 'option'))
-    : [...DEFAULT_THRESHOLDS, ...(values.baseline ? [DEFAULT_REGRESSION] : [])].map((t) => parseThreshold(t, 'default'));
-} catch (err) {
-  if (err instanceof ThresholdError) fail(err.message);
-  throw err;
-}
-const thresholdIssue = thresholdProblem(thresholds, scenarios, values.baseline !== undefined);
-if (thresholdIssue) fail(thresholdIssue);
-
-let baseline: LoadReport | undefined;
-if (values.baseline !== undefined) {
+  const thresholdTexts = values.threshold ?? [];
+  let thresholds: Threshold[] = [];
   try {
-    baseline = readBaseline(values.baseline);
+    thresholds = thresholdTexts.length > 0
+      ? thresholdTexts.map((t) => parseThreshold(t, 'option'))
+      : [...DEFAULT_THRESHOLDS, ...(values.baseline ? [DEFAULT_REGRESSION] : [])].map((t) => parseThreshold(t, 'default'));
   } catch (err) {
-    if (err instanceof BaselineError) fail(err.message);
+    if (err instanceof ThresholdError) fail(err.message);
     throw err;
   }
+  const thresholdIssue = thresholdProblem(thresholds, scenarios, values.baseline !== undefined);
+  if (thresholdIssue) fail(thresholdIssue);
+
+  let baseline: LoadReport | undefined;
+  if (values.baseline !== undefined) {
+    try {
+      baseline = readBaseline(values.baseline);
+    } catch (err) {
+      if (err instanceof BaselineError) fail(err.message);
+      throw err;
+    }
+  }
+
+  const reportDir = values['report-dir'] ?? 'reports/latest';
+  try {
+    mkdirSync(reportDir, { recursive: true });
+  } catch (err) {
+    fail(`--report-dir ${reportDir}: ${(err as Error).message}`);
+  }
+  return {
+    kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests,
+    thresholds, baseline, baselinePath: values.baseline, reportDir, progress: !values.quiet && process.stderr.isTTY === true,
+  };
 }
 
-const reportDir = values['report-dir'] ?? 'reports/latest';
-try {
-  mkdirSync(reportDir, { recursive: true });
-} catch (err) {
-  fail(`--report-dir ${reportDir}: ${(err as Error).message}`);
-}
-
-const apiKey = values['api-key'] ?? (process.env.MCP_API_KEY || undefined);
-const progress = !values.quiet && process.stderr.isTTY === true;
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
 
 // ---- the run
@@ -181,88 +160,89 @@ function printScenario(s: ScenarioResult, report: LoadReport): void {
   console.log(lines.join('\n'));
 }
 
-let target: LoadTarget | undefined;
-let current: ScenarioRun | undefined;
-let interrupted = false;
-process.on('SIGINT', () => {
-  if (interrupted) process.exit(130);
-  interrupted = true;
-  console.error('interrupted: stopping the load (Ctrl-C again to quit at once)');
-  current?.stop();
-});
-
-const startedAt = new Date();
-// Console lines and reports pass one scrubber: a --base-url may carry credentials, a reply may echo the key.
-let secrets = loadSecrets({ apiKey, baseUrl });
-try {
-  target = await prepareLoadTarget({ kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant: values.mutant, log: (line) => console.error(scrubText(line, secrets)) });
-  secrets = loadSecrets({ apiKey: target.apiKey, baseUrl, admin: target.admin });
-  const targetInfo = { kind: target.kind, baseUrl: target.baseUrl, description: target.description };
-  await preflight(target);
-  const rateText = rate === undefined ? 'closed loop' : `${rate} req/s overall`;
-  console.error(`load: ${scenarios.map((s) => s.name).join(', ')}; ${durationS} s each, ${connections} connections, ${rateText}, at most ${maxRequests} requests per scenario`);
-
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) {
-    if (interrupted) break;
-    console.error(`scenario ${scenario.name}: ${scenario.description}`);
-    current = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress });
-    results.push(await current.result);
-    current = undefined;
-  }
-  await target.close();
-  target = undefined;
-  if (interrupted) {
-    console.error('interrupted: no report written');
-    process.exit(130);
-  }
-
-  const comparison = baseline && compareWithBaseline(results, baseline, values.baseline!);
-  const builtin = parseThreshold(BUILTIN_THRESHOLD, 'builtin');
-  const evaluated = evaluateThresholds([builtin, ...thresholds], results, comparison);
-  const report = assembleLoadReport({
-    tool: { name: pkg.name, version: pkg.version },
-    target: targetInfo,
-    settings: {
-      scenarios: scenarios.map((s) => s.name),
-      durationS,
-      connections,
-      rate: rate ?? null,
-      maxRequests,
-      timeoutS: TIMEOUT_S,
-      thresholds: [BUILTIN_THRESHOLD, ...thresholds.map((t) => `${t.scenario ? `${t.scenario}:` : ''}${t.expression}`)],
-      baseline: values.baseline ?? null,
-      streamingTiming: STREAMING_TIMING_METHOD,
-    },
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    scenarios: results,
-    thresholds: evaluated,
-    ...(comparison && { baseline: comparison }),
+/** Runs the load and writes the reports; returns the verdict's exit code. */
+async function run(o: ReturnType<typeof readOptions>): Promise<number> {
+  const { kind, baseUrl, apiKey, scenarios, durationS, connections, rate, maxRequests, thresholds, baseline, reportDir } = o;
+  let target: LoadTarget | undefined;
+  let current: ScenarioRun | undefined;
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.error('interrupted: stopping the load (Ctrl-C again to quit at once)');
+    current?.stop();
   });
-  const written = writeLoadReports(report, reportDir, secrets);
-  const files = written.files;
-  // The folder's report.html (a conformance run's page) gets the load plots: src/report-folder composes it.
-  try {
-    const html = writeReportHtml(reportDir, secrets);
-    if (html) files.push(resolve(html));
-  } catch (err) {
-    console.error(scrubText(`load: report.html not updated (${(err as Error).message})`, secrets));
-  }
 
-  // Printed from the scrubbed copy, like the reports.
-  const clean = written.report;
-  for (const s of clean.scenarios) printScenario(s, clean);
-  console.log(`thresholds: ${clean.thresholds.filter((t) => t.ok).length} of ${clean.thresholds.length} hold`);
-  for (const t of clean.thresholds.filter((x) => !x.ok)) console.log(`  FAIL ${t.scenario}: ${t.expression}, actual ${t.actual === null ? 'not measured' : fmt(t.actual, 4)}${t.note ? ` (${t.note})` : ''}`);
-  console.log(clean.verdict);
-  console.log(`reports:\n${files.map((f) => `  ${f}`).join('\n')}`);
-  process.exit(report.exitCode);
-} catch (err) {
-  await target?.close().catch(() => undefined);
-  if (err instanceof TargetError || err instanceof UnsafeTargetError) {
-    console.error(scrubText(`error: ${err.message}`, secrets));
-    process.exit(2);
+  const startedAt = new Date();
+  try {
+    target = await prepareLoadTarget({ kind, baseUrl, apiKey, allowRemote: o.allowRemote, mutant: o.mutant, log: (line) => console.error(scrubText(line, secrets)) });
+    secrets = loadSecrets({ apiKey: target.apiKey, baseUrl, admin: target.admin });
+    const targetInfo = { kind: target.kind, baseUrl: target.baseUrl, description: target.description };
+    await preflight(target);
+    const rateText = rate === undefined ? 'closed loop' : `${rate} req/s overall`;
+    console.error(`load: ${scenarios.map((s) => s.name).join(', ')}; ${durationS} s each, ${connections} connections, ${rateText}, at most ${maxRequests} requests per scenario`);
+
+    const results: ScenarioResult[] = [];
+    for (const scenario of scenarios) {
+      if (interrupted) break;
+      console.error(`scenario ${scenario.name}: ${scenario.description}`);
+      current = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
+      results.push(await current.result);
+      current = undefined;
+    }
+    await target.close();
+    target = undefined;
+    if (interrupted) {
+      console.error('interrupted: no report written');
+      process.exit(130);
+    }
+
+    const comparison = baseline && compareWithBaseline(results, baseline, o.baselinePath!);
+    const builtin = parseThreshold(BUILTIN_THRESHOLD, 'builtin');
+    const evaluated = evaluateThresholds([builtin, ...thresholds], results, comparison);
+    const report = assembleLoadReport({
+      tool: { name: pkg.name, version: pkg.version },
+      target: targetInfo,
+      settings: {
+        scenarios: scenarios.map((s) => s.name),
+        durationS,
+        connections,
+        rate: rate ?? null,
+        maxRequests,
+        timeoutS: TIMEOUT_S,
+        thresholds: [BUILTIN_THRESHOLD, ...thresholds.map((t) => `${t.scenario ? `${t.scenario}:` : ''}${t.expression}`)],
+        baseline: o.baselinePath ?? null,
+        streamingTiming: STREAMING_TIMING_METHOD,
+      },
+      startedAt: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      scenarios: results,
+      thresholds: evaluated,
+      ...(comparison && { baseline: comparison }),
+    });
+    const written = writeLoadReports(report, reportDir, secrets);
+    const files = written.files;
+    // The folder's report.html (a conformance run's page) gets the load plots: src/report-folder composes it.
+    try {
+      const html = writeReportHtml(reportDir, secrets);
+      if (html) files.push(resolve(html));
+    } catch (err) {
+      console.error(scrubText(`load: report.html not updated (${(err as Error).message})`, secrets));
+    }
+
+    // Printed from the scrubbed copy, like the reports.
+    const clean = written.report;
+    for (const s of clean.scenarios) printScenario(s, clean);
+    console.log(`thresholds: ${clean.thresholds.filter((t) => t.ok).length} of ${clean.thresholds.length} hold`);
+    for (const t of clean.thresholds.filter((x) => !x.ok)) console.log(`  FAIL ${t.scenario}: ${t.expression}, actual ${t.actual === null ? 'not measured' : fmt(t.actual, 4)}${t.note ? ` (${t.note})` : ''}`);
+    console.log(clean.verdict);
+    console.log(`reports:\n${files.map((f) => `  ${f}`).join('\n')}`);
+    return report.exitCode;
+  } finally {
+    await target?.close().catch(() => undefined);
   }
-  throw err;
 }
+
+// Console lines, error lines and reports pass one scrubber: a --base-url may carry credentials, a reply may echo the key.
+let secrets = new Secrets();
+await main({ usage: USAGE, scrub: (text) => scrubText(text, secrets) }, () => run(readOptions()));

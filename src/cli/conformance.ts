@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { REVISIONS, type Revision } from '../catalog/types.js';
+import { REVISIONS } from '../catalog/types.js';
 import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runConformance, type RunOptions } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
 import { writeReportHtml } from '../report-folder/compose.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
-import { TargetError } from '../targets/target.js';
-import { parseCommandLine, usageError } from '../kit/command-line.js';
+import { parseCommandLine } from '../kit/command-line.js';
+import { exitStatus, main } from '../kit/main.js';
+import { enumOption, headerOption, listOption, numberOption, urlOption, UsageError } from '../kit/options.js';
+import { Secrets } from '../kit/scrub.js';
+import { KEY_ENV, keyOption, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 
@@ -72,165 +75,149 @@ Properties (fast-check searches of the input space, shrunk to a minimal countere
   --timeout <ms>          per-request deadline (default 10000)
   -h, --help              this help
 
-Exit status: 0 conforms, 1 a requirement fails (or a selected one has no check), 2 bad usage, an unreachable
-target, or a check that broke inside the harness (no verdict on the service).`;
+${exitStatus('conforms', 'a requirement fails (or a selected one has no check)')}`;
 
 function fail(message: string): never {
-  return usageError(USAGE, message);
+  throw new UsageError(message);
 }
 
-const { values } = parseCommandLine(USAGE, {
-  target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
-  'other-key': { type: 'string' }, limits: { type: 'string' }, 'other-limits': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
-  'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
-  profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
-  strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
-  timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
-  clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
-});
+/** The run's secrets as far as they are known: the raw options first, the run's options once read. */
+let secrets = new Secrets();
 
-const target = (values.target ?? (values['base-url'] || values['mcp-url'] ? 'url' : 'embedded')) as RunOptions['target'];
-if (!['embedded', 'url', 'container', 'stdio'].includes(target)) fail(`--target must be embedded, url, container or stdio (got "${target}")`);
-if (target === 'url' && !values['base-url'] && !values['mcp-url']) fail('--target url needs --base-url or --mcp-url');
-for (const [name, value] of [['--base-url', values['base-url']], ['--mcp-url', values['mcp-url']], ['--mailbox-url', values['mailbox-url']]] as const) {
-  if (value !== undefined && !(URL.canParse(value) && /^https?:$/.test(new URL(value).protocol))) fail(`${name} must be an http(s) URL (got "${value}")`);
-}
-const headers: Record<string, string> = {};
-for (const h of values.header ?? []) {
-  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
-  if (!m) fail(`--header must look like 'Name: value' (got "${h}")`);
-  headers[m[1]!.toLowerCase()] = m[2]!;
-}
-const protocol = (values.protocol ?? 'auto') as RunOptions['protocol'];
-if (protocol !== 'auto' && !(REVISIONS as readonly string[]).includes(protocol)) fail(`--protocol must be auto or one of ${REVISIONS.join(', ')}`);
-const only = (values.only ?? []).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
-if (values.only && only.length === 0) fail('--only needs at least one requirement id or prefix');
-const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
-if (!Number.isSafeInteger(seed) || seed < 0) fail(`--seed must be a non-negative integer (got "${values.seed}")`);
-const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
-if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 600_000) fail(`--timeout must be milliseconds from 100 to 600000 (got "${values.timeout}")`);
-const runs = values.runs === undefined ? QUICK_BUDGET.runs : Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1 || runs > 1_000_000) fail(`--runs must be an integer from 1 to 1000000 (got "${values.runs}")`);
-const propertyTime = values['property-time'] === undefined ? (values.runs === undefined ? QUICK_BUDGET.timeLimitMs : 0) : Number(values['property-time']);
-if (!Number.isInteger(propertyTime) || propertyTime < 0 || propertyTime > 3_600_000) fail(`--property-time must be milliseconds from 0 to 3600000 (got "${values['property-time']}")`);
-const bootstrapBudget = values['bootstrap-budget'] === undefined ? undefined : Number(values['bootstrap-budget']);
-if (bootstrapBudget !== undefined && (!Number.isInteger(bootstrapBudget) || bootstrapBudget < 0 || bootstrapBudget > 10_000)) fail(`--bootstrap-budget must be an integer from 0 to 10000 (got "${values['bootstrap-budget']}")`);
-const waitBudget = values['wait-budget'] === undefined ? undefined : Number(values['wait-budget']);
-if (waitBudget !== undefined && (!Number.isFinite(waitBudget) || waitBudget < 0 || waitBudget > 3600)) fail(`--wait-budget must be seconds from 0 to 3600 (got "${values['wait-budget']}")`);
-const limitsOption = (flag: 'limits' | 'other-limits'): LimitsOption | undefined => {
-  const value = values[flag];
-  if (value === undefined) return undefined;
-  try {
-    return parseLimitsOption(value, `--${flag}`);
-  } catch (err) {
-    return fail((err as Error).message);
+await main({ usage: USAGE, scrub: (text) => scrubLine(text, secrets) }, async () => {
+  const { values } = parseCommandLine(USAGE, {
+    target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
+    'other-key': { type: 'string' }, limits: { type: 'string' }, 'other-limits': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
+    'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
+    profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
+    strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
+    timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
+    clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
+  });
+  // A usage error may quote a value: keys, whole --header lines and URL credentials are secrets from here on.
+  secrets = Secrets.from({
+    values: [values['api-key'], values['other-key'], values['revoked-key'], ...Object.values(KEY_ENV).map((name) => process.env[name]), ...(values.header ?? [])],
+    urls: [values['base-url'], values['mcp-url'], values['mailbox-url']],
+  });
+
+  const mcpUrl = urlOption('--mcp-url', values['mcp-url']);
+  const { kind: target, baseUrl } = targetOption(values, {
+    kinds: ['embedded', 'url', 'container', 'stdio'], baseUrlKinds: ['url', 'stdio'], endpointOption: { name: '--mcp-url', value: mcpUrl },
+  });
+  if (target === 'stdio' && mcpUrl) fail('--target stdio takes --base-url for its HTTP side, not --mcp-url');
+  if (target === 'container' && mcpUrl) fail('--target container runs its own server: it takes no --base-url or --mcp-url');
+  if (target === 'embedded' && mcpUrl) fail('--target embedded runs its own server: it takes no --mcp-url');
+  const mailboxUrl = urlOption('--mailbox-url', values['mailbox-url']);
+  const headers = headerOption('--header', values.header);
+  const protocol = enumOption('--protocol', values.protocol, ['auto', ...REVISIONS]) ?? 'auto';
+  const only = listOption('--only', values.only, 'requirement id or prefix') ?? [];
+  const { seed } = seedOption(values.seed);
+  const timeoutMs = timeoutOption(values.timeout);
+  const runs = numberOption('--runs', values.runs, { integer: true, min: 1, max: 1_000_000, fallback: QUICK_BUDGET.runs });
+  const propertyTime = numberOption('--property-time', values['property-time'], {
+    integer: true, min: 0, max: 3_600_000, unit: 'milliseconds', fallback: values.runs === undefined ? QUICK_BUDGET.timeLimitMs : 0,
+  });
+  const bootstrapBudget = numberOption('--bootstrap-budget', values['bootstrap-budget'], { integer: true, min: 0, max: 10_000 });
+  const waitBudget = numberOption('--wait-budget', values['wait-budget'], { min: 0, max: 3600, unit: 'seconds' });
+  const limitsOption = (flag: 'limits' | 'other-limits'): LimitsOption | undefined => {
+    const value = values[flag];
+    if (value === undefined) return undefined;
+    try {
+      return parseLimitsOption(value, `--${flag}`);
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+  };
+  const keyLimits = limitsOption('limits');
+  const otherLimits = limitsOption('other-limits');
+  const otherKey = keyOption(values, 'other-key');
+  // Without --other-key the other key is bootstrapped like the run's: its plan is the bootstrap plan.
+  if (otherLimits && !otherKey) fail('--other-limits declares the plan of --other-key: give --other-key (or MCP_OTHER_KEY) too');
+  let replay: PropertyBudget['replay'];
+  if (values.replay !== undefined) {
+    const m = /^([a-z0-9][a-z0-9.-]*):(\d+(?::\d+)*)$/.exec(values.replay);
+    if (!m) fail(`--replay must look like <property id>:<path>, e.g. auth-key-mutations:12:0:3 (got "${values.replay}")`);
+    if (values.seed === undefined) fail('--replay needs the --seed of the run that found the counterexample');
+    replay = { id: m[1]!, path: m[2]! };
   }
-};
-const keyLimits = limitsOption('limits');
-const otherLimits = limitsOption('other-limits');
-// Without --other-key the other key is bootstrapped like the run's: its plan is the bootstrap plan.
-if (otherLimits && !(values['other-key'] ?? process.env.MCP_OTHER_KEY)) fail('--other-limits declares the plan of --other-key: give --other-key (or MCP_OTHER_KEY) too');
-let replay: PropertyBudget['replay'];
-if (values.replay !== undefined) {
-  const m = /^([a-z0-9][a-z0-9.-]*):(\d+(?::\d+)*)$/.exec(values.replay);
-  if (!m) fail(`--replay must look like <property id>:<path>, e.g. auth-key-mutations:12:0:3 (got "${values.replay}")`);
-  if (values.seed === undefined) fail('--replay needs the --seed of the run that found the counterexample');
-  replay = { id: m[1]!, path: m[2]! };
-}
-let baseline: string[] = [];
-if (values.baseline) {
-  try {
-    const parsed = JSON.parse(readFileSync(values.baseline, 'utf8')) as unknown;
-    // Ids, or { "id", "reason" } entries that say why each failure is expected (fixtures/baselines/).
-    const ids = Array.isArray(parsed) ? parsed.map((x: unknown) => (typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : x)) : undefined;
-    if (!ids || !ids.every((x): x is string => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids, or of { "id", "reason" } entries');
-    baseline = ids;
-  } catch (err) {
-    fail(`--baseline ${values.baseline}: ${(err as Error).message}`);
+  let baseline: string[] = [];
+  if (values.baseline) {
+    try {
+      const parsed = JSON.parse(readFileSync(values.baseline, 'utf8')) as unknown;
+      // Ids, or { "id", "reason" } entries that say why each failure is expected (fixtures/baselines/).
+      const ids = Array.isArray(parsed) ? parsed.map((x: unknown) => (typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : x)) : undefined;
+      if (!ids || !ids.every((x): x is string => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids, or of { "id", "reason" } entries');
+      baseline = ids;
+    } catch (err) {
+      fail(`--baseline ${values.baseline}: ${(err as Error).message}`);
+    }
   }
-}
-let clients: ClientId[] | undefined;
-if (values.clients !== undefined) {
-  const parsed = parseClients(values.clients);
-  if (typeof parsed === 'string') fail(parsed);
-  clients = parsed;
-}
-if (values.mutant && target !== 'embedded') fail('--mutant works with the embedded target only');
-if (values.mutant) {
-  // An unknown name is bad input (exit 2 with the known names), not a stack trace.
-  const { mutant } = await import('../../fixtures/mutants/index.js');
-  try {
-    mutant(values.mutant);
-  } catch (err) {
-    fail((err as Error).message);
+  let clients: ClientId[] | undefined;
+  if (values.clients !== undefined) {
+    const parsed = parseClients(values.clients);
+    if (typeof parsed === 'string') fail(parsed);
+    clients = parsed;
   }
-}
-if (values['stdio-command'] !== undefined) {
-  if (target !== 'stdio') fail('--stdio-command needs --target stdio');
-  try {
-    if (splitCommandLine(values['stdio-command']).length === 0) fail('--stdio-command is empty');
-  } catch (err) {
-    fail((err as Error).message);
+  const mutant = mutantOption(values.mutant, target, 'conformance');
+  if (values['stdio-command'] !== undefined) {
+    if (target !== 'stdio') fail('--stdio-command needs --target stdio');
+    try {
+      if (splitCommandLine(values['stdio-command']).length === 0) fail('--stdio-command is empty');
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      fail((err as Error).message);
+    }
   }
-}
-if (target === 'stdio' && values['mcp-url']) fail('--target stdio takes --base-url for its HTTP side, not --mcp-url');
-if (target === 'container' && (values['base-url'] || values['mcp-url'])) fail('--target container runs its own server: it takes no --base-url or --mcp-url');
 
-const replayBase = ['npm run conformance --', `--target ${target}`];
-if (values['base-url']) replayBase.push(`--base-url ${values['base-url']}`);
-if (values['mcp-url']) replayBase.push(`--mcp-url ${values['mcp-url']}`);
-if (values.profile) replayBase.push(`--profile ${values.profile}`);
-if (bootstrapBudget !== undefined) replayBase.push(`--bootstrap-budget ${bootstrapBudget}`);
-if (values.limits) replayBase.push(`--limits ${values.limits}`);
-if (values['other-limits']) replayBase.push(`--other-limits ${values['other-limits']}`);
-if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
-if (values.mutant) replayBase.push(`--mutant ${values.mutant}`);
-if (clients) replayBase.push(`--clients ${clients.join(',')}`);
-if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
+  const replayBase = ['npm run conformance --', `--target ${target}`];
+  if (baseUrl) replayBase.push(`--base-url ${baseUrl}`);
+  if (mcpUrl) replayBase.push(`--mcp-url ${mcpUrl}`);
+  if (values.profile) replayBase.push(`--profile ${values.profile}`);
+  if (bootstrapBudget !== undefined) replayBase.push(`--bootstrap-budget ${bootstrapBudget}`);
+  if (values.limits) replayBase.push(`--limits ${values.limits}`);
+  if (values['other-limits']) replayBase.push(`--other-limits ${values['other-limits']}`);
+  if (protocol !== 'auto') replayBase.push(`--protocol ${protocol}`);
+  if (mutant) replayBase.push(`--mutant ${mutant}`);
+  if (clients) replayBase.push(`--clients ${clients.join(',')}`);
+  if (values['stdio-command']) replayBase.push(`--stdio-command '${values['stdio-command'].replace(/'/g, "'\\''")}'`);
 
-const options: RunOptions = {
-  target,
-  baseUrl: values['base-url'],
-  mcpUrl: values['mcp-url'],
-  headers,
-  apiKey: values['api-key'] ?? process.env.MCP_API_KEY,
-  otherKey: values['other-key'] ?? process.env.MCP_OTHER_KEY,
-  revokedKey: values['revoked-key'] ?? process.env.MCP_REVOKED_KEY,
-  mailboxUrl: values['mailbox-url'],
-  profile: values.profile ?? defaultProfile(target, { baseUrl: values['base-url'], mcpUrl: values['mcp-url'] }),
-  bootstrapBudget,
-  waitBudgetMs: waitBudget === undefined ? undefined : waitBudget * 1000,
-  ...((keyLimits || otherLimits) && { limits: { key: keyLimits, other: otherLimits } }),
-  protocol,
-  only,
-  strict: values.strict ?? false,
-  baseline,
-  reportDir: values['report-dir'] ?? 'reports/latest',
-  seed,
-  timeoutMs,
-  mutant: values.mutant,
-  stdioCommand: values['stdio-command'],
-  ...(clients && { clients }),
-  replayBase: replayBase.join(' '),
-  property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
-  writeReports: true,
-  composeReportHtml: writeReportHtml,
-};
+  const options: RunOptions = {
+    target,
+    baseUrl,
+    mcpUrl,
+    headers,
+    apiKey: keyOption(values, 'api-key'),
+    otherKey,
+    revokedKey: keyOption(values, 'revoked-key'),
+    mailboxUrl,
+    profile: values.profile ?? defaultProfile(target, { baseUrl, mcpUrl }),
+    bootstrapBudget,
+    waitBudgetMs: waitBudget === undefined ? undefined : waitBudget * 1000,
+    ...((keyLimits || otherLimits) && { limits: { key: keyLimits, other: otherLimits } }),
+    protocol,
+    only,
+    strict: values.strict ?? false,
+    baseline,
+    reportDir: values['report-dir'] ?? 'reports/latest',
+    seed,
+    timeoutMs,
+    mutant,
+    stdioCommand: values['stdio-command'],
+    ...(clients && { clients }),
+    replayBase: replayBase.join(' '),
+    property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
+    writeReports: true,
+    composeReportHtml: writeReportHtml,
+  };
 
-// Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
-const secrets = conformanceSecrets(options);
-console.error(scrubLine(`conformance: target ${target}${values['base-url'] ? ` ${values['base-url']}` : ''}${values['mcp-url'] ? ` ${values['mcp-url']}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`, secrets));
-try {
+  // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
+  secrets = conformanceSecrets(options);
+  console.error(scrubLine(`conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`, secrets));
+  // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
   const results = await runConformance(options);
   const t = results.totals;
   console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
-  process.exit(results.exitCode);
-} catch (err) {
-  if (err instanceof TargetError) {
-    console.error(scrubLine(`error: ${err.message}`, secrets));
-    process.exit(2);
-  }
-  throw err;
-}
+  return results.exitCode;
+});

@@ -1,16 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './options.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** A usage error: the message, then the usage text, on stderr; exit code 2. */
-export function usageError(usage: string, message: string): never {
-  console.error(`error: ${message}\n\n${usage}`);
-  process.exit(2);
-}
-
 /**
  * Strict option parsing shared by every command of the project: an unknown option or a missing value
- * is a usage error (exit 2); `-h`/`--help` prints the usage and exits 0.
+ * throws a UsageError (main() exits 2 with it and the usage); `-h`/`--help` prints the usage and exits 0.
+ * The values are strings: src/kit/options.ts reads them as numbers, URLs, lists.
  */
 export function parseCommandLine<const O extends Options>(usage: string, options: O, config: { positionals?: boolean; args?: string[] } = {}) {
   let parsed;
@@ -22,7 +18,7 @@ export function parseCommandLine<const O extends Options>(usage: string, options
       allowPositionals: config.positionals ?? false,
     });
   } catch (err) {
-    usageError(usage, (err as Error).message);
+    throw new UsageError((err as Error).message);
   }
   if ((parsed.values as { help?: boolean }).help) {
     console.log(usage);

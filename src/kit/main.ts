@@ -1,0 +1,79 @@
+/**
+ * The one way a command of the project ends. Its body returns the exit code of its verdict (0 holds, 1
+ * fails); a UsageError exits 2 with `error: <message>` and the usage; any other error, thrown or
+ * rejected anywhere, exits 2 with one line `error: <message>`, never a stack trace unless HARNESS_DEBUG=1
+ * asks for one. Every line passes the command's scrubber first: an error message may quote a key.
+ */
+import { scrubText } from './scrub.js';
+import { UsageError } from './options.js';
+
+export interface MainOptions {
+  /** Printed after a usage error's message. */
+  usage: string;
+  /** The command's scrubber, called at print time (the command learns its secrets as it runs). Default: the secret-free patterns. */
+  scrub?: (text: string) => string;
+}
+
+/** The environment variable that adds the (scrubbed) stack to an error line. */
+export const DEBUG_ENV = 'HARNESS_DEBUG';
+
+/** The "Exit status" lines of a usage text, the same for every command. */
+export function exitStatus(pass: string, fail: string): string {
+  return `Exit status: 0 ${pass}, 1 ${fail}; 2 anything else (bad usage, an unreachable target, an error
+inside the harness), with one line "error: ..." on stderr (${DEBUG_ENV}=1 adds the stack trace).`;
+}
+
+/** What main() prints for `err`: the lines (already scrubbed) and the exit code. */
+export function describeFailure(err: unknown, options: MainOptions, env: NodeJS.ProcessEnv = process.env): { text: string; code: 2 } {
+  const scrub = options.scrub ?? ((text: string) => scrubText(text));
+  const message = err instanceof Error ? err.message : String(err);
+  // One line: a multi-line message (a suite's errors, an aggregate) is joined, not cut.
+  const line = `error: ${message.split('\n').map((l) => l.trim()).filter(Boolean).join(' | ') || (err instanceof Error ? err.name : 'unknown error')}`;
+  if (err instanceof UsageError) return { text: `${scrub(line)}\n\n${options.usage}`, code: 2 };
+  const debug = env[DEBUG_ENV] === '1' && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  return { text: scrub(`${line}${debug}`), code: 2 };
+}
+
+function die(err: unknown, options: MainOptions): never {
+  let failure;
+  try {
+    failure = describeFailure(err, options);
+  } catch {
+    // A scrubber that throws must not turn into a stack trace with the secret it was meant to hide.
+    failure = { text: 'error: (the error message could not be scrubbed)', code: 2 as const };
+  }
+  process.stderr.write(`${failure.text}\n`);
+  process.exit(failure.code);
+}
+
+/**
+ * Reads a command line at module level, for a script whose functions share the settings it reads: a
+ * UsageError (or any error) exits 2 exactly as in main(). The script's run still goes through main().
+ */
+export function readCommandLine<T>(options: MainOptions, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    return die(err, options);
+  }
+}
+
+/**
+ * Runs a command's body and exits with its verdict. A body that returns undefined keeps the process
+ * running (a server); errors thrown later, from a callback or an unhandled rejection, still end it here.
+ */
+export async function main(options: MainOptions, body: () => Promise<number | void> | number | void): Promise<void> {
+  // Only when nothing else listens: a library that handles its own (vitest's runner does) keeps doing so.
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.on(event, (err: unknown) => {
+      if (process.listenerCount(event) === 1) die(err, options);
+    });
+  }
+  let code: number | void;
+  try {
+    code = await body();
+  } catch (err) {
+    die(err, options);
+  }
+  if (code !== undefined) process.exit(code);
+}
