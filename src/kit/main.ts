@@ -10,7 +10,7 @@ import { UsageError } from './options.js';
 export interface MainOptions {
   /** Printed after a usage error's message. */
   usage: string;
-  /** The command's scrubber, called at print time (the command learns its secrets as it runs). Default: the secret-free patterns. */
+  /** The command's scrubber, called at print time (the command learns its secrets as it runs); the secret-free patterns follow it. */
   scrub?: (text: string) => string;
 }
 
@@ -25,7 +25,8 @@ inside the harness), with one line "error: ..." on stderr (${DEBUG_ENV}=1 adds t
 
 /** What main() prints for `err`: the lines (already scrubbed) and the exit code. */
 export function describeFailure(err: unknown, options: MainOptions, env: NodeJS.ProcessEnv = process.env): { text: string; code: 2 } {
-  const scrub = options.scrub ?? ((text: string) => scrubText(text));
+  // The secret-free patterns (key shapes, Bearer, URL userinfo) apply whatever the command's own scrubber knows.
+  const scrub = (text: string) => scrubText(options.scrub ? options.scrub(text) : text);
   const message = err instanceof Error ? err.message : String(err);
   // One line: a multi-line message (a suite's errors, an aggregate) is joined, not cut.
   const line = `error: ${message.split('\n').map((l) => l.trim()).filter(Boolean).join(' | ') || (err instanceof Error ? err.name : 'unknown error')}`;

@@ -131,12 +131,15 @@ describe('npm run load:k6', () => {
       [['--scenario', 'nope'], /--scenario: unknown scenario "nope"/],
       [['--rate', 'fast'], /--rate must be a positive number/],
       [['--rate', '0'], /--rate must be a positive number/],
+      [['--rate', ''], /--rate must be a positive number \(got ""\)/],
+      [['--vus', '1.5'], /--vus must be a whole number from 1 to 1000/],
+      [['--scenario', ' , '], /--scenario needs at least one scenario name/],
       [['--duration', '301'], /--duration must be from 1 to 300/],
       [['--rate', '10000', '--duration', '300'], /requests \(--rate x --duration x scenarios\) must be from 1 to 2000000/],
       [['--vus', '9', '--max-vus', '3'], /--max-vus \(3\) must be at least --vus \(9\)/],
       [['--target', 'url'], /--target url needs --base-url/],
       [['--target', 'url', '--base-url', 'http://127.0.0.1:1', '--mutant', 'progress-dropped'], /--mutant works with the embedded target only/],
-      [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"/],
+      [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; known: .*\bprogress-dropped\b/],
       [['--target', 'url', '--base-url', 'http://192.0.2.1:9', '--api-key', 'k'], /not a loopback address/],
     ];
     const runs = await Promise.all(cases.map(([args]) => loadK6(args)));
@@ -144,6 +147,9 @@ describe('npm run load:k6', () => {
       expect(run.code, cases[i]![0].join(' ')).toBe(2);
       expect(run.stderr, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
       expect(run.stderr).not.toMatch(/k6 load:|load:k6: .* at /);
+      // One error line, never a stack trace.
+      expect(run.stderr.match(/^error: /gm), run.stderr).toHaveLength(1);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
       expect(Object.keys(run.files)).toEqual([]);
     });
   }, 90_000);

@@ -100,6 +100,11 @@ describe('usage errors exit 2 before any traffic', () => {
     ['a rate past the cap', ['--rate', '50001'], /--rate must be from 1 to 50000/],
     ['max requests past the cap', ['--max-requests', '2000001'], /--max-requests must be from 1 to 2000000/],
     ['a non-numeric value', ['--connections', '1e3'], /--connections must be a whole number/],
+    ['an empty number (Number("") is 0)', ['--duration', ''], /--duration must be a whole number from 1 to 300 seconds \(got ""\)/],
+    ['an empty rate', ['--rate', ''], /--rate must be a number from 1 to 50000/],
+    ['a negative value', ['--connections=-1'], /--connections must be a whole number from 1 to 1000/],
+    ['an empty key', ['--api-key', ''], /--api-key is empty/],
+    ['a target kind of another command', ['--target', 'stdio'], /--target must be embedded, url or container \(got "stdio"\)/],
     ['a malformed threshold', ['--threshold', 'p99<<3'], /threshold "p99<<3" is not/],
     ['an unknown metric', ['--threshold', 'p42<3'], /unknown metric "p42"/],
     ['a threshold on a scenario not run', ['--scenario', 'tools-list', '--threshold', 'mix:errors==0'], /names scenario "mix", which this run does not include/],
@@ -109,14 +114,15 @@ describe('usage errors exit 2 before any traffic', () => {
     ['a baseline that is no load.json', ['--baseline', 'package.json'], /is not a load.json/],
     ['--target url without --base-url', ['--target', 'url'], /--target url needs --base-url/],
     ['a mutant on a url target', ['--base-url', 'http://127.0.0.1:9', '--mutant', 'load-500-every-nth'], /--mutant works with the embedded target only/],
-    ['an unknown mutant', ['--mutant', 'nope'], /unknown mutant "nope"/],
+    ['an unknown mutant', ['--mutant', 'nope'], /unknown mutant "nope"; known: .*\bload-500-every-nth\b/],
   ];
   it.each(cases)('%s', async (_name, args, message) => {
     const dir = join(root, `usage-${Math.random().toString(36).slice(2)}`);
     const run = await runLoad([...args, '--report-dir', dir]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
-    expect(run.stderr).toContain('Usage: npm run load');
+    expect(run.stderr).toMatch(/^error: [^\n]*\n\nUsage: npm run load/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
     expect(run.stderr).not.toContain('target:');
     expect(hasReports(dir)).toBe(false);
   }, 30_000);
@@ -137,6 +143,9 @@ describe('usage errors exit 2 before any traffic', () => {
     const run = await runLoad(['--target', 'url', '--base-url', 'http://127.0.0.1:9', '--report-dir', dir], { env: { MCP_API_KEY: 'cvs_live_notarealkeynotarealkeynotarealkey' } });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/error: cannot reach http:\/\/127\.0\.0\.1:9\/api\/mcp\/v1/);
+    // One line, no stack trace, no usage: the target is the problem, not the command line.
+    expect(run.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('target: '))).toHaveLength(1);
+    expect(run.stderr).not.toContain('Usage:');
     expect(hasReports(dir)).toBe(false);
   }, 30_000);
 });

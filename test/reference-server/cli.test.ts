@@ -48,6 +48,12 @@ describe('admin command', () => {
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
   });
+
+  it('an error that is not bad usage (a database it cannot open) exits 2 with one line, no stack, no usage', () => {
+    const res = tsx('admin.ts', ['key', 'list', '--db', join(dir, 'no-such-dir', 'x.db')]);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toBe('error: Cannot open database because the directory does not exist\n');
+  });
 });
 
 describe('reference server command', () => {
@@ -85,11 +91,31 @@ describe('reference server command', () => {
     [['--public-base-url', 'https://x.example.com/app'], /publicBaseUrl/],
     [['--bogus'], /bogus/],
     [['--port', 'abc'], /--port/],
+    [['--port', ''], /^error: --port must be a whole number from 0 to 65535 \(got ""\)/],
+    [['--port', '65536'], /^error: --port must be from 0 to 65535 \(got "65536"\)/],
+    [['--smtp', 'http://mail:25'], /^error: --smtp must be an smtp:\/\/ or smtps:\/\/ URL/],
     [['--config', join(dir, 'missing.json')], /cannot read config/],
     [['--config', (() => { const f = join(dir, 'bad.json'); writeFileSync(f, '{nope'); return f; })()], /not valid JSON/],
     [['--config', (() => { const f = join(dir, 'prefix.json'); writeFileSync(f, '{"keyPrefix":"Bad Prefix"}'); return f; })()], /keyPrefix/],
   ])('rejects %j with exit 2 and a message', (args, message) => {
     const res = tsx('main.ts', args);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(message);
+    expect(res.stderr).toContain('\n\nUsage: npm run reference');
+    expect(res.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('balancer and SMTP sink commands', () => {
+  it.each([
+    ['reference-server/balancer.ts', [], /^error: at least one --upstream is required\n\nUsage: /],
+    ['reference-server/balancer.ts', ['--upstream', 'https://127.0.0.1:1'], /^error: --upstream must be an http:\/\/ URL \(got "https:\/\/127\.0\.0\.1:1"\)\n\nUsage: /],
+    ['reference-server/balancer.ts', ['--upstream', 'http://127.0.0.1:1', '--port', '-1'], /^error: Option '--port' argument is ambiguous/],
+    ['reference-server/balancer.ts', ['--upstream', 'http://127.0.0.1:1', '--port=1.5'], /^error: --port must be a whole number from 0 to 65535/],
+    ['smtp-sink/main.ts', ['--http-port', ''], /^error: --http-port must be a whole number from 0 to 65535 \(got ""\)\n\nUsage: /],
+    ['smtp-sink/main.ts', ['--smtp-port', '70000'], /^error: --smtp-port must be from 0 to 65535/],
+  ])('%s %j exits 2 with the message', (script, args, message) => {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', `fixtures/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
   });
