@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequirementResult, Results } from '../../src/results.js';
 import { htmlEscape, xmlEscape } from '../../src/kit/escape.js';
 import { mdCode, mdText } from '../../src/kit/markdown.js';
-import { scrubKeyShapes as scrubKeys } from '../../src/kit/scrub.js';
+import { scrubKeyShapes } from '../../src/kit/scrub.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { renderJunit } from '../../src/reports/junit.js';
 import { renderHtml } from '../../src/reports/report-html.js';
@@ -156,9 +156,9 @@ describe('escaping helpers', () => {
     expect(mdCode('`x')).toBe('`` `x ``');
   });
 
-  it('scrubKeys removes key-shaped secrets', () => {
-    expect(scrubKeys(`Bearer ${LEAKED_KEY}.`)).toBe('Bearer cnv_live_[REDACTED].');
-    expect(scrubKeys('cnv_live_short')).toBe('cnv_live_short');
+  it('scrubKeyShapes removes key-shaped secrets', () => {
+    expect(scrubKeyShapes(`Bearer ${LEAKED_KEY}.`)).toBe('Bearer cnv_live_[REDACTED].');
+    expect(scrubKeyShapes('cnv_live_short')).toBe('cnv_live_short');
   });
 });
 
