@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { parseCommandLine } from '../src/kit/command-line.js';
-import { main } from '../src/kit/main.js';
+import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 
@@ -8,8 +8,8 @@ const USAGE = `Usage: npm run bench:conformance -- [--runs <n>]
 
 Times the full default conformance run (every suite, embedded reference server) end to end, as a user
 runs it (a fresh process each time), and compares the median wall time with the target: under 15 s.
-Exit status: 0 target met, 1 target missed; 2 bad usage, or a run that did not pass against the reference server
-(its timing is not meaningful).`;
+
+${exitStatus('target met', 'target missed', 'a timed run that does not pass (its timing means nothing)')}`;
 const TARGET_S = 15;
 
 await main({ usage: USAGE }, async () => {

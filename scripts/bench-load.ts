@@ -10,8 +10,7 @@
  * 2. The reference server's stateless tools/list at a fixed arrival rate, driven by autocannon
  *    (overallRate) and by k6 (constant-arrival-rate): achieved rate, p50, p99, errors.
  *
- * Exit 0: target met and no errors; 1: target missed or a run had errors; 2: usage, or the benchmark failed to
- * run or to finish (one line on stderr).
+ * Exit status: see USAGE.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +19,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
-import { main, readCommandLine } from '../src/kit/main.js';
+import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { enumOption, numberOption } from '../src/kit/options.js';
 import { runScenario } from '../load/autocannon/runner.js';
 import { requestHeaders, scenarioByName, MCP_PATH } from '../load/scenarios.js';
@@ -42,7 +41,9 @@ const USAGE = `Usage: npm run bench:load -- [--duration <s>] [--connections <n>]
 2. the reference server's tools/list at a fixed arrival rate, autocannon then k6
    --rate          arrival rate, requests per second (default 1000)
    --rate-duration seconds (default 10)
-   --json          also write the numbers to this file`;
+   --json          also write the numbers to this file
+
+${exitStatus('target met and no errors', 'target missed or a run had errors', 'a benchmark that does not finish')}`;
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const { settings, replyKind, jsonPath } = readCommandLine({ usage: USAGE }, () => {

@@ -5,8 +5,7 @@
  *
  * One run, loopback only: each server runs in its own child process, autocannon (programmatic API)
  * drives them from this process, alternately, for N rounds with a warm-up before every measured run.
- * Exit 0: valid and target met; 1: target missed or run invalid (any non-2xx or error reply); 2: usage, or the
- * benchmark failed to run or to finish (one line on stderr); 130: interrupted.
+ * Exit status: see USAGE (130 when interrupted).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, type SourceMapPayload } from 'node:module';
@@ -14,7 +13,7 @@ import { cpus, platform, arch, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
-import { main, readCommandLine } from '../src/kit/main.js';
+import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption, UsageError } from '../src/kit/options.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './bench/cpuprofile-summary.js';
 import { runLoad, type LoadResult, type LoadSpec } from './bench/load.js';
@@ -35,7 +34,9 @@ the same reply bytes, on 127.0.0.1, and checks reference/bare >= ${TARGET}.
   --rounds       rounds; each measures both servers, order alternating (default 3, at most 20)
   --json         also write the numbers to this file
   --cpu-prof     instead: profile the reference server child (node --cpu-prof) under the same load
-                 for one run, write the profile to this directory and print self time by function`;
+                 for one run, write the profile to this directory and print self time by function
+
+${exitStatus('valid and target met', 'target missed or run invalid (any non-2xx or error reply)', 'a benchmark that does not finish')}`;
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MCP_PATH = '/api/mcp/v1';

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MUTANTS } from '../fixtures/mutants/index.js';
 import { parseCommandLine } from '../src/kit/command-line.js';
-import { main, readCommandLine } from '../src/kit/main.js';
+import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 
@@ -13,7 +13,8 @@ each restricted to the requirements it violates, and reports how many the harnes
 Writes mutation.json and mutation.md to the report directory (default reports/latest) and appends
 the score to summary.md when one is there.
   --jobs <n>  conformance runs at once (default 2, at most 8)
-Exit status: 0 every mutant is caught, 1 one survives; 2 bad usage or an error of the script (one line on stderr).`;
+
+${exitStatus('every mutant is caught', 'a mutant survives')}`;
 
 const { dir, jobs } = readCommandLine({ usage: USAGE }, () => {
   const { values } = parseCommandLine(USAGE, { 'report-dir': { type: 'string' }, jobs: { type: 'string' } });

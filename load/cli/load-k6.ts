@@ -46,7 +46,7 @@ Run
   -h, --help              this help
 
 Caps: rate x duration x scenarios at most ${CAPS.requests} requests; VUs at most ${CAPS.connections} in all.
-${exitStatus('all thresholds passed', 'a threshold crossed (k6 exit 99)')}; k6 failing to run is such an error.`;
+${exitStatus('all thresholds passed', 'a threshold crossed (k6 exit 99)', 'k6 failing to run')}`;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;

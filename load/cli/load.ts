@@ -77,6 +77,7 @@ Run
 Latency is each response's own time at microsecond resolution (HDR histogram); an SSE reply's latency
 runs to the end of its stream. Time to first event and to result are measured on the load's own
 streaming replies, through autocannon's per-connection client events.
+
 ${exitStatus('every threshold holds', 'a threshold fails')}`;
 
 const fail = (message: string): never => {

@@ -17,10 +17,16 @@ export interface MainOptions {
 /** The environment variable that adds the (scrubbed) stack to an error line. */
 export const DEBUG_ENV = 'HARNESS_DEBUG';
 
-/** The "Exit status" lines of a usage text, the same for every command. */
-export function exitStatus(pass: string, fail: string): string {
-  return `Exit status: 0 ${pass}, 1 ${fail}; 2 anything else (bad usage, an unreachable target, an error
-inside the harness), with one line "error: ..." on stderr (${DEBUG_ENV}=1 adds the stack trace).`;
+/** The "Exit status" lines of a usage text, the same for every command; `also` names a command's own errors. */
+export function exitStatus(pass: string, fail: string, also?: string): string {
+  return [
+    'Exit status',
+    `  0  ${pass}`,
+    `  1  ${fail}`,
+    `  2  anything else, never a verdict: bad usage (the message, then this help), an unreachable target,`,
+    `     an error inside the harness${also ? `, ${also}` : ''}`,
+    `     (one line "error: ..." on stderr; ${DEBUG_ENV}=1 adds the stack trace)`,
+  ].join('\n');
 }
 
 /** What main() prints for `err`: the lines (already scrubbed) and the exit code. */

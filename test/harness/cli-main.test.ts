@@ -48,7 +48,9 @@ describe('describeFailure', () => {
   });
 
   it('the usage texts say the same thing about exit status', () => {
-    expect(exitStatus('conforms', 'a requirement fails')).toMatch(/^Exit status: 0 conforms, 1 a requirement fails; 2 anything else .*\n.*HARNESS_DEBUG=1 adds the stack trace/);
+    const text = exitStatus('conforms', 'a requirement fails', 'k6 failing to run');
+    expect(text).toMatch(/^Exit status\n {2}0 {2}conforms\n {2}1 {2}a requirement fails\n {2}2 {2}anything else, never a verdict: bad usage/);
+    expect(text).toMatch(/, k6 failing to run\n {5}\(one line "error: \.\.\." on stderr; HARNESS_DEBUG=1 adds the stack trace\)$/);
   });
 });
 
