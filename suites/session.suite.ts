@@ -26,10 +26,6 @@ interface Session {
 
 let nextId = 1;
 
-function describeReply(res: WireResponse): string {
-  return `${res.status} ${res.mediaType || '(no content type)'}: ${res.text.slice(0, 200)}`;
-}
-
 const is2xx = (status: number) => status >= 200 && status < 300;
 
 /** The revision this run of the check speaks (one run per revision the target speaks), else the newest 2025-era one. */
@@ -63,7 +59,7 @@ async function openSession(c: CheckContext, announce = true): Promise<Session> {
   const revision = revisionOf(c);
   if (revision === undefined) c.notTestable('the target speaks no 2025-era revision: there is no initialize and no session');
   const res = await initialize(c, revision!);
-  c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `initialize (${revision}) is answered with an InitializeResult`, 200, describeReply(res));
+  c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `initialize (${revision}) is answered with an InitializeResult`, 200, c.brief(res));
   const id = res.headers['mcp-session-id'];
   if (id === undefined) c.notApplicable(NOT_APPLICABLE);
   const s: Session = { id: id!, revision: revision!, ended: false };
@@ -125,9 +121,9 @@ describe('session', () => {
       if (!is2xx(del.status)) c.notTestable(`DELETE in the session answered ${del.status}, so no session could be ended on demand (session-delete-ends judges that answer)`);
       s.ended = true;
       const list = await toolsList(c, s);
-      c.verify(list.status === 404, `tools/list in the ended session answered ${list.status}`, 404, describeReply(list));
+      c.verify(list.status === 404, `tools/list in the ended session answered ${list.status}`, 404, c.brief(list));
       const again = await deleteSession(c, s);
-      c.verify(again.status === 404, `a second DELETE of the ended session answered ${again.status}`, 404, describeReply(again));
+      c.verify(again.status === 404, `a second DELETE of the ended session answered ${again.status}`, 404, c.brief(again));
     } finally {
       await cleanUp(c, s);
     }
@@ -140,7 +136,7 @@ describe('session', () => {
     try {
       const unknown: Session = { ...s, id: sameShape(s.id) };
       const list = await toolsList(c, unknown);
-      c.verify(list.status === 404, `tools/list with the session id ${unknown.id}, never issued, answered ${list.status}`, 404, describeReply(list));
+      c.verify(list.status === 404, `tools/list with the session id ${unknown.id}, never issued, answered ${list.status}`, 404, c.brief(list));
     } finally {
       await cleanUp(c, s);
     }
@@ -163,14 +159,14 @@ describe('session', () => {
       const refused = await toolsList(c, gone);
       c.observe(`a request in the ended session answered ${refused.status}${refused.status === 404 ? '' : ' (not 404: see session-terminated-404 and session-unknown-404)'}`);
       const init = await initialize(c, old.revision);
-      c.verify(init.status === 200 && isObject(finalMessage(init)?.result), 'a new initialize without a session id is answered with an InitializeResult', 200, describeReply(init));
+      c.verify(init.status === 200 && isObject(finalMessage(init)?.result), 'a new initialize without a session id is answered with an InitializeResult', 200, c.brief(init));
       const id = init.headers['mcp-session-id'];
       c.verify(id !== undefined, 'the new initialize assigns a session id, as the first one did', 'an Mcp-Session-Id header', null);
       fresh = { id: id!, revision: old.revision, ended: false };
       if (fresh.id === old.id) c.observe('the new session has the ended session\'s id again (session ids SHOULD be globally unique)');
       await post(c, fresh, { jsonrpc: '2.0', method: 'notifications/initialized' });
       const list = await toolsList(c, fresh);
-      c.verify(list.status === 200 && Array.isArray(finalMessage(list)?.result?.tools), 'tools/list in the new session is served', 200, describeReply(list));
+      c.verify(list.status === 200 && Array.isArray(finalMessage(list)?.result?.tools), 'tools/list in the new session is served', 200, c.brief(list));
     } finally {
       await cleanUp(c, old, fresh);
     }
@@ -187,10 +183,10 @@ describe('session', () => {
         c.observe('DELETE answered 405: the server does not allow clients to terminate sessions (it MAY)');
         return;
       }
-      c.verify(is2xx(del.status), `DELETE with the session id answered ${del.status}`, '2xx (the session ended) or 405 (clients may not end sessions)', describeReply(del));
+      c.verify(is2xx(del.status), `DELETE with the session id answered ${del.status}`, '2xx (the session ended) or 405 (clients may not end sessions)', c.brief(del));
       s.ended = true;
       const list = await toolsList(c, s);
-      c.verify(!is2xx(list.status), `DELETE answered ${del.status}, yet the session still serves tools/list`, 'the ended session refused (404)', describeReply(list));
+      c.verify(!is2xx(list.status), `DELETE answered ${del.status}, yet the session still serves tools/list`, 'the ended session refused (404)', c.brief(list));
     } finally {
       await cleanUp(c, s);
     }

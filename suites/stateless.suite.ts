@@ -21,10 +21,6 @@ function allowedMethods(value: string | undefined): string[] {
   return (value ?? '').split(',').map((m) => m.trim()).filter(Boolean);
 }
 
-function describeReply(res: WireResponse): string {
-  return `${res.status} ${res.mediaType || '(no content type)'}: ${res.text.slice(0, 200)}`;
-}
-
 /**
  * Statelessness is the service's rule (service.md), not MCP's: these rows run under the service's profile only,
  * where a server that keeps sessions fails them, as it should. Under the generic profile only
@@ -50,7 +46,7 @@ describe('stateless', () => {
   check('stateless-no-initialize', 'tools/list as the very first request, without initialize, is answered', async (c) => {
     const { verify } = c;
     const res = await sessionless(c).request('tools/list');
-    verify(res.status === 200, `tools/list without initialize answered ${res.status}`, 200, describeReply(res));
+    verify(res.status === 200, `tools/list without initialize answered ${res.status}`, 200, c.brief(res));
     const m = finalMessage(res);
     verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result with a tools array', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
   });
@@ -86,7 +82,7 @@ describe('stateless', () => {
   check('stateless-bogus-session-ignored', 'a request with an unknown Mcp-Session-Id is served normally', async (c) => {
     const sid = bogusSessionId(c);
     const res = await sessionless(c).request('tools/list', undefined, { headers: { 'mcp-session-id': sid } });
-    c.verify(res.status === 200, `tools/list with Mcp-Session-Id: ${sid} answered ${res.status}`, 200, describeReply(res));
+    c.verify(res.status === 200, `tools/list with Mcp-Session-Id: ${sid} answered ${res.status}`, 200, c.brief(res));
     const m = finalMessage(res);
     c.verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
     c.verify(sessionHeader(res) === undefined, 'the reply echoes or mints a session id', 'no Mcp-Session-Id header', sessionHeader(res));
@@ -99,13 +95,13 @@ describe('stateless', () => {
     const { http, target, verify } = c;
     const mcp = sessionless(c);
     const res = await http.request(target.mcpUrl, { method: 'GET', headers: { ...mcp.headers(), accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS });
-    verify(res.status === 405, `GET answered ${res.status}${res.mediaType === 'text/event-stream' ? ' with an SSE stream (allowed before 2026-07-28, pointless without sessions)' : ''}`, 405, describeReply(res));
+    verify(res.status === 405, `GET answered ${res.status}${res.mediaType === 'text/event-stream' ? ' with an SSE stream (allowed before 2026-07-28, pointless without sessions)' : ''}`, 405, c.brief(res));
   });
 
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28)
   check('stateless-delete-405', 'DELETE on the MCP endpoint (ending a session) is 405 Method Not Allowed', async (c) => {
     const res = await c.http.request(c.target.mcpUrl, { method: 'DELETE', headers: { ...sessionless(c).headers(), 'mcp-session-id': bogusSessionId(c) }, timeoutMs: PROBE_DEADLINE_MS });
-    c.verify(res.status === 405, `DELETE answered ${res.status}`, 405, describeReply(res));
+    c.verify(res.status === 405, `DELETE answered ${res.status}`, 405, c.brief(res));
   });
 
   // "The origin server MUST generate an Allow header field in a 405 response containing a list of the
