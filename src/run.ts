@@ -25,6 +25,7 @@ import type { CheckRecord } from './verdict.js';
 import { CLIENT_IDS, type ClientId } from './interop/clients.js';
 import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
+import type { ConformanceProgress } from './progress.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -76,6 +77,8 @@ export interface RunOptions {
   composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
   /** The command line that reproduces this run, for replay hints (keys never included). */
   replayBase?: string;
+  /** Live progress on stderr (src/progress.ts): fed by the run's vitest reporter hooks, scrubbed with the run's secrets. */
+  progress?: ConformanceProgress;
 }
 
 /**
@@ -162,6 +165,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   target.info.revisions = detected.revisions;
   if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   const session = await openRunSession(target.info);
+  // Every key, token and session id the run holds is known now, before the first progress line.
+  options.progress?.setSecrets(conformanceSecrets(options, target.info));
   if (profile.derive) target.info.profile = await deriveFor(target.info);
   // The interop matrix runs here, beside the suites: its clients wait on the target, no suite worker waits on them.
   const matrixClients = profile.kind === 'service'
@@ -192,7 +197,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
             records.push(record);
           }
         },
-      }],
+      }, ...(options.progress ? [options.progress.reporter()] : [])],
       provide: { target: target.info, only: options.only },
       pool: 'threads',
       testTimeout: 60_000,
@@ -200,6 +205,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     }, { server: { watch: null } });
     await vitest?.close();
   } finally {
+    options.progress?.stop();
     await matrix?.catch(() => undefined);
     await session.close();
     await target.close();

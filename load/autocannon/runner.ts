@@ -31,7 +31,11 @@ export interface ScenarioRun {
   result: Promise<ScenarioResult>;
   /** Ends the run early (at autocannon's next one-second tick). */
   stop(): void;
+  /** The run so far, for a progress line: seconds since it started, requests written, responses, errors (as the report counts them). */
+  soFar(): RunSoFar;
 }
+
+export interface RunSoFar { elapsedS: number; sent: number; responses: number; errors: number }
 
 /** autocannon 9's result fields used here (its type definitions describe version 7). */
 interface AutocannonResult {
@@ -221,5 +225,8 @@ export function runScenario(target: { mcpUrl: string; apiKey: string }, scenario
   return {
     result,
     stop: () => instance?.stop(),
+    soFar: () => ({
+      elapsedS: (performance.now() - t0) / 1000, sent, responses, errors: Object.values(errorsByKind).reduce((a, b) => a + b, 0),
+    }),
   };
 }

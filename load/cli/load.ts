@@ -10,7 +10,7 @@ import { exitStatus, main } from '../../src/kit/main.js';
 import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
 import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
 import { preflight } from '../autocannon/preflight.js';
-import { runScenario, type ScenarioRun } from '../autocannon/runner.js';
+import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
 import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
 import { BaselineError, compareWithBaseline, readBaseline } from '../report/baseline.js';
 import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
@@ -55,7 +55,8 @@ Load
                           requests one after the other, then waits for the next second: arrivals come in
                           bursts, and a slow server is not offered the full rate (npm run load:k6 is open-model)
   --max-requests <n>      stop a scenario after this many requests (default and at most ${CAPS.requests})
-  --quiet                 no progress bar (shown by default when stderr is a terminal)
+  --quiet                 no progress: by default stderr shows autocannon's progress bar on a terminal,
+                          else a plain line every 2 s (scenario, elapsed, requests sent, responses, errors)
 
 Verdict
   --threshold <expr>      a gate, repeatable: [scenario:]metric<op>value, op one of < <= > >= ==, e.g.
@@ -137,6 +138,7 @@ function readOptions() {
   return {
     kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests,
     thresholds, baseline, baselinePath: values.baseline, reportDir, progress: !values.quiet && process.stderr.isTTY === true,
+    progressLines: !values.quiet && process.stderr.isTTY !== true,
   };
 }
 
@@ -159,6 +161,13 @@ function printScenario(s: ScenarioResult, report: LoadReport): void {
   const c = report.baseline?.scenarios.find((b) => b.name === s.name);
   if (c) lines.push(`  vs baseline: req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)}`);
   console.log(lines.join('\n'));
+}
+
+const PROGRESS_EVERY_MS = 2000;
+
+/** `mix: 4.0 of 10 s, 5120 requests sent, 5110 responses, 0 errors so far`. */
+function progressLine(name: string, p: RunSoFar, durationS: number): string {
+  return `${name}: ${p.elapsedS.toFixed(1)} of ${durationS} s, ${p.sent} requests sent, ${p.responses} responses, ${p.errors} errors so far`;
 }
 
 /** Runs the load and writes the reports; returns the verdict's exit code. */
@@ -187,8 +196,15 @@ async function run(o: ReturnType<typeof readOptions>): Promise<number> {
     for (const scenario of scenarios) {
       if (interrupted) break;
       console.error(`scenario ${scenario.name}: ${scenario.description}`);
-      current = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
-      results.push(await current.result);
+      const running = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
+      current = running;
+      // Without a terminal (CI) no progress bar: a plain line every 2 s instead.
+      const ticker = o.progressLines ? setInterval(() => console.error(progressLine(scenario.name, running.soFar(), durationS)), PROGRESS_EVERY_MS) : undefined;
+      try {
+        results.push(await running.result);
+      } finally {
+        clearInterval(ticker);
+      }
       current = undefined;
     }
     await target.close();

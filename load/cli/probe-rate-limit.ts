@@ -12,7 +12,7 @@ import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-opti
 import { CAPS } from '../safety.js';
 import { LOAD_TARGET_KINDS, prepareLoadTarget, type LoadTarget } from '../target.js';
 import { KeyRing } from '../probe/keys.js';
-import { runProbe } from '../probe/probe.js';
+import { runProbe, type ProbeSoFar } from '../probe/probe.js';
 import { writeProbeReports } from '../probe/probe-report.js';
 import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
@@ -56,6 +56,8 @@ Bounds
 
 Output
   --report-dir <dir>      where probe.json, probe.md, probe.html, probe-junit.xml go (default reports/probe)
+  --quiet                 no progress lines (by default stderr gets one every 2 s: elapsed, requests
+                          sent, 429s and errors so far, beside each step's line)
   -h, --help              this help
 
 ${exitStatus('every verdict holds', 'a verdict fails')}
@@ -73,7 +75,7 @@ function readOptions() {
     'expect-rate': { type: 'string' }, 'expect-burst': { type: 'string' }, tolerance: { type: 'string' },
     'max-time': { type: 'string' }, 'max-rate': { type: 'string' }, 'max-requests': { type: 'string' }, 'max-burst': { type: 'string' },
     'start-rate': { type: 'string' }, 'step-time': { type: 'string' }, 'refine-steps': { type: 'string' },
-    'report-dir': { type: 'string' }, mutant: { type: 'string' },
+    'report-dir': { type: 'string' }, mutant: { type: 'string' }, quiet: { type: 'boolean' },
   });
   const apiKey = keyOption(values, 'api-key');
   const siblingKey = keyOption(values, 'sibling-key');
@@ -123,6 +125,7 @@ function readOptions() {
     kind, baseUrl, apiKey, siblingKey, otherKey, allowRemote: values['allow-remote'] ?? false, mutant, reference, plan, configured,
     maxTimeS, maxRate, maxRequests, maxBurst, startRate, stepTimeS, refineSteps, tolerancePct, expectRate, expectBurst,
     reportDir: resolve(values['report-dir'] ?? 'reports/probe'),
+    quiet: values.quiet ?? false,
   };
 }
 
@@ -157,6 +160,9 @@ async function run(o: ReturnType<typeof readOptions>): Promise<number> {
       maxTimeS, maxRate, startRate, stepTimeS: o.stepTimeS, refineSteps: o.refineSteps, maxRequests: o.maxRequests, maxBurst: o.maxBurst, tolerancePct: o.tolerancePct,
       ...(o.expectRate !== undefined && { expectRate: o.expectRate }), ...(o.expectBurst !== undefined && { expectBurst: o.expectBurst }),
       log,
+      ...(!o.quiet && {
+        progress: (p: ProbeSoFar) => log(`probe: ${p.elapsedS.toFixed(1)} of ${maxTimeS} s, ${p.sent} requests sent, ${p.throttled} × 429, ${p.errors} errors so far`),
+      }),
     });
     // Printed from the scrubbed copy the reports were written from.
     const { files, result: clean } = writeProbeReports(result, o.reportDir, secrets());

@@ -55,7 +55,14 @@ export interface ProbeOptions {
   expectRate?: number;
   expectBurst?: number;
   log: (line: string) => void;
+  /** Called every PROGRESS_EVERY_MS while the probe runs (the CLI's progress line). */
+  progress?: (soFar: ProbeSoFar) => void;
 }
+
+/** The probe so far: seconds since it started, requests sent, 429s, and errors (replies neither 2xx nor 429, or none). */
+export interface ProbeSoFar { elapsedS: number; sent: number; throttled: number; errors: number }
+
+export const PROGRESS_EVERY_MS = 2000;
 
 
 const TOOL_VERSION = '1';
@@ -68,10 +75,15 @@ class ReplyTally {
   readonly on429: On429Tally = { total: 0, withRetryAfter: 0, missing: 0, malformed: 0, rpcCodes: [] };
   sample2xx: ProbeReply | undefined;
   sample429: ProbeReply | undefined;
+  /** Replies neither served nor throttled (another status, or no reply at all). */
+  errors = 0;
 
   readonly onReply = (r: ProbeReply): void => {
     if (isOk(r)) this.sample2xx ??= r;
-    if (!isThrottled(r)) return;
+    if (!isThrottled(r)) {
+      if (!isOk(r)) this.errors++;
+      return;
+    }
     this.sample429 ??= r;
     this.on429.total++;
     const ra = r.headers['retry-after'];
@@ -103,6 +115,9 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
   const hardTimer = setTimeout(() => hardStop.abort(), (o.maxTimeS + 15) * 1000);
   hardTimer.unref();
   const run = openRun(o, hardStop.signal);
+  const progress = o.progress;
+  const ticker = progress && setInterval(() => progress({ elapsedS: run.elapsedS(), sent: run.client.sent, throttled: run.tally.on429.total, errors: run.tally.errors }), PROGRESS_EVERY_MS);
+  ticker?.unref();
   try {
     const first = await firstBurst(run);
     const reserveS = reserveAfterSteps(run, first);
@@ -114,6 +129,7 @@ export async function runProbe(o: ProbeOptions): Promise<ProbeResult> {
     const isolation = await isolationStep(run, sustained.ratePerSecond, stepping.noLimitUpTo, burst.known);
     return assemble(run, { startedAt, first, stepping, sustained, burst, retryAfter, isolation });
   } finally {
+    clearInterval(ticker);
     clearTimeout(hardTimer);
     await run.client.close();
   }

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REVISIONS } from '../catalog/types.js';
 import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js';
+import { githubAnnotations } from '../reports/github.js';
+import { ConformanceProgress } from '../progress.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, runConformance, type RunOptions } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
@@ -65,6 +67,10 @@ Selection and verdict
 
 Run
   --report-dir <dir>      where reports go (default reports/latest)
+  --reporter default|github  default: the verdict, totals and report paths on stdout; github adds a
+                          GitHub Actions annotation per failing check on stdout (::error for a MUST,
+                          ::warning for a SHOULD, ::notice for a MAY or INFO), with its replay command
+  --quiet                 print only the verdict line: no start line, no progress
   --seed <n>              seed for generated inputs and ordering (default: random, printed)
 
 Properties (fast-check searches of the input space, shrunk to a minimal counterexample)
@@ -93,6 +99,7 @@ await main({ usage: USAGE, scrub: (text) => scrubLine(text, secrets) }, async ()
     strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
     timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
     clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
+    reporter: { type: 'string' }, quiet: { type: 'boolean' },
   });
   // A usage error may quote a value: keys, whole --header lines and URL credentials are secrets from here on.
   secrets = Secrets.from({
@@ -109,6 +116,8 @@ await main({ usage: USAGE, scrub: (text) => scrubLine(text, secrets) }, async ()
   if (target === 'embedded' && mcpUrl) fail('--target embedded runs its own server: it takes no --mcp-url');
   const mailboxUrl = urlOption('--mailbox-url', values['mailbox-url']);
   const headers = headerOption('--header', values.header);
+  const reporter = enumOption('--reporter', values.reporter, ['default', 'github']) ?? 'default';
+  const quiet = values.quiet ?? false;
   const protocol = enumOption('--protocol', values.protocol, ['auto', ...REVISIONS]) ?? 'auto';
   const only = listOption('--only', values.only, 'requirement id or prefix') ?? [];
   const { seed } = seedOption(values.seed);
@@ -208,16 +217,23 @@ await main({ usage: USAGE, scrub: (text) => scrubLine(text, secrets) }, async ()
     property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
     writeReports: true,
     composeReportHtml: writeReportHtml,
+    ...(!quiet && { progress: new ConformanceProgress() }),
   };
 
   // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
   secrets = conformanceSecrets(options);
-  console.error(scrubLine(`conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`, secrets));
+  if (!quiet) console.error(scrubLine(`conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`, secrets));
   // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
   const results = await runConformance(options);
   const t = results.totals;
+  if (quiet) {
+    console.log(scrubLine(results.verdict, secrets));
+    if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));
+    return results.exitCode;
+  }
   console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
+  if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));
   return results.exitCode;
 });

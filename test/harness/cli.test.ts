@@ -26,6 +26,7 @@ describe('conformance command: bad input is a clear error with exit 2', () => {
     [['--target', 'embedded', '--base-url', 'http://127.0.0.1:1'], /--target embedded runs its own server: it takes no --base-url/],
     [['--timeout', '5'], /--timeout/],
     [['--protocol', '1999-01-01'], /--protocol/],
+    [['--reporter', 'gh'], /--reporter must be default or github \(got "gh"\)/],
     [['--header', 'no colon'], /--header/],
     [['--baseline', '/nonexistent/baseline.json'], /--baseline/],
     [['--mutant', 'x', '--target', 'url', '--base-url', 'http://127.0.0.1:1'], /embedded target only/],

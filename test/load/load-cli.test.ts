@@ -13,6 +13,21 @@ import { hasReports, readReport, REPORT_FILES, reportText, runLoad } from './loa
 const root = mkdtempSync(join(tmpdir(), 'load-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+describe('progress without a terminal', () => {
+  it('prints a plain line every 2 s (scenario, elapsed, requests, errors so far), and none with --quiet', async () => {
+    const dir = join(root, 'progress');
+    const run = await runLoad(['--scenario', 'tools-list', '--duration', '5', '--connections', '2', '--report-dir', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('tools-list: '));
+    expect(lines.length, run.stderr).toBeGreaterThanOrEqual(1);
+    for (const l of lines) expect(l).toMatch(/^tools-list: \d+\.\d of 5 s, \d+ requests sent, \d+ responses, 0 errors so far$/);
+    // The counts grow: the last line has seen replies.
+    expect(Number(/(\d+) responses/.exec(lines.at(-1)!)![1])).toBeGreaterThan(0);
+    // autocannon's bar is for terminals: no escape codes in a CI log.
+    expect(run.stderr).not.toMatch(/\x1b|\r/);
+  }, 90_000);
+});
+
 describe('a clean run against the embedded reference', () => {
   const dir = join(root, 'clean');
   let run: Awaited<ReturnType<typeof runLoad>>;
@@ -24,6 +39,8 @@ describe('a clean run against the embedded reference', () => {
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stderr.split('\n');
     expect(lines[0]).toMatch(/^target: embedded reference server .* at http:\/\/127\.0\.0\.1:\d+/);
+    // --quiet: no progress lines.
+    expect(run.stderr).not.toMatch(/^tools-list: .* so far$/m);
     expect(run.stdout).toMatch(/^tools-list: [\d.]+ req\/s/m);
     expect(run.stdout).toMatch(/latency ms: p50 [\d.]+, p90 [\d.]+, p99 [\d.]+, max [\d.]+/);
     expect(run.stdout).toMatch(/^PASS: /m);

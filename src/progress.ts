@@ -1,0 +1,133 @@
+/**
+ * Live progress of a conformance run, on stderr: a line per suite file (its requirement group; a property
+ * suite is named properties/<name>) as soon as all its checks are done, with its pass / fail / warn / not
+ * testable counts and its wall time. On a terminal a status line below them is redrawn with the run's
+ * elapsed time, the checks done so far and the checks in progress; without a terminal (CI) only the plain
+ * group lines are written, no escape codes. Every line passes the run's scrubber first.
+ *
+ * Fed by vitest's reporter hooks (`reporter()`, handed to startVitest beside the run's own collector).
+ */
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import { byId } from './catalog/index.js';
+import { scrubText, Secrets } from './kit/scrub.js';
+import type { CheckRecord } from './verdict.js';
+
+export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number }
+
+export interface ProgressOptions {
+  /** Where lines go (default: process.stderr). */
+  write?: (text: string) => void;
+  /** A terminal: redraw a status line (default: whether stderr is a TTY). */
+  tty?: boolean;
+  /** Terminal width for the status line (default: stderr's columns, else 100). */
+  columns?: () => number;
+}
+
+/** "auth" for suites/auth.suite.ts, "properties/tool-arguments" for suites/properties/tool-arguments.suite.ts. */
+export function groupName(relativeModuleId: string): string {
+  return relativeModuleId.replace(/\\/g, '/').replace(/^.*?suites\//, '').replace(/\.suite\.[cm]?[jt]s$/, '');
+}
+
+/** A check's contribution: a failing check fails when one of its rows is a MUST, else it warns (as the run's verdict reads rows). */
+export function countRecords(records: readonly CheckRecord[]): GroupCounts {
+  const counts: GroupCounts = { pass: 0, fail: 0, warn: 0, notTestable: 0, error: 0 };
+  for (const r of records) {
+    if (r.status === 'pass') counts.pass++;
+    else if (r.status === 'not-testable') counts.notTestable++;
+    else if (r.status === 'error') counts.error++;
+    else if (r.requirementIds.some((id) => byId.get(id)?.level === 'MUST')) counts.fail++;
+    else counts.warn++;
+  }
+  return counts;
+}
+
+/** `auth: 12 pass, 1 fail, 0 warn, 2 not testable (3.4 s)`. */
+export function groupLine(name: string, c: GroupCounts, ms: number): string {
+  return `${name}: ${c.pass} pass, ${c.fail} fail, ${c.warn} warn, ${c.notTestable} not testable${c.error ? `, ${c.error} harness error` : ''} (${(ms / 1000).toFixed(1)} s)`;
+}
+
+const CLEAR_LINE = '\r\x1b[2K';
+
+export class ConformanceProgress {
+  private secrets = new Secrets();
+  private readonly write: (text: string) => void;
+  private readonly tty: boolean;
+  private readonly columns: () => number;
+  private readonly started = performance.now();
+  private readonly moduleStarts = new Map<string, number>();
+  private readonly running = new Map<string, string>();
+  private total = 0;
+  private done = 0;
+  private statusShown = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ProgressOptions = {}) {
+    this.write = options.write ?? ((text) => process.stderr.write(text));
+    this.tty = options.tty ?? process.stderr.isTTY === true;
+    this.columns = options.columns ?? (() => process.stderr.columns || 100);
+  }
+
+  /** The run's secrets, once its target is prepared: every line is scrubbed with them. */
+  setSecrets(secrets: Secrets): void {
+    this.secrets = secrets;
+  }
+
+  /** The vitest reporter that feeds this printer. */
+  reporter(): Reporter {
+    return {
+      onTestModuleCollected: (m: TestModule) => {
+        this.total += [...m.children.allTests()].length;
+        this.redraw();
+      },
+      onTestModuleStart: (m: TestModule) => {
+        this.moduleStarts.set(m.moduleId, performance.now());
+        if (this.tty && !this.timer) {
+          this.timer = setInterval(() => this.redraw(), 1000);
+          this.timer.unref();
+        }
+      },
+      onTestCaseReady: (t: TestCase) => {
+        this.running.set(t.id, t.name);
+        this.redraw();
+      },
+      onTestCaseResult: (t: TestCase) => {
+        this.running.delete(t.id);
+        this.done++;
+        this.redraw();
+      },
+      onTestModuleEnd: (m: TestModule) => {
+        const records = [...m.children.allTests()].map((t) => t.meta().conformance).filter((r): r is CheckRecord => r !== undefined);
+        // A property suite whose checks were all outside --only ran nothing: no line.
+        if (records.length === 0) return;
+        const ms = performance.now() - (this.moduleStarts.get(m.moduleId) ?? this.started);
+        this.line(groupLine(groupName(m.relativeModuleId), countRecords(records), ms));
+      },
+    };
+  }
+
+  /** A plain line (above the status line on a terminal). */
+  line(text: string): void {
+    this.write(`${this.tty && this.statusShown ? CLEAR_LINE : ''}${scrubText(text, this.secrets)}\n`);
+    this.statusShown = false;
+    this.redraw();
+  }
+
+  /** Ends the status line: the run is over. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.tty && this.statusShown) this.write(CLEAR_LINE);
+    this.statusShown = false;
+  }
+
+  private redraw(): void {
+    if (!this.tty) return;
+    const elapsed = ((performance.now() - this.started) / 1000).toFixed(0);
+    const names = [...this.running.values()];
+    const status = `${elapsed} s, ${this.done}/${this.total} checks${names.length > 0 ? `; running: ${names.join(', ')}` : ''}`;
+    const width = Math.max(20, this.columns() - 1);
+    const text = scrubText(status, this.secrets);
+    this.write(`${CLEAR_LINE}${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+    this.statusShown = true;
+  }
+}
