@@ -10,13 +10,14 @@ import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { freePort } from '../kit/free-port.js';
+import { CONTAINER_SETUP_HINT, ensureContainerEngine } from './container-engine.js';
+import { execFileSync } from 'node:child_process';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGE = 'localhost/canvas-reference:conformance';
 const DB = '/data/conformance.sqlite';
 const CONFIG_PATH = '/tmp/conformance-config.json';
-export const CONTAINER_SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh && scripts/podman-socket.sh start '
-  + '(or point DOCKER_HOST at a Docker engine and set BASE_IMAGE=node:20-bookworm-slim)';
+export { CONTAINER_SETUP_HINT };
 
 /** GET on the engine's API over its unix socket; rejects when nothing answers. */
 function engineGet(socketPath: string, path: string): Promise<number> {
@@ -55,14 +56,82 @@ export interface ReferenceContainer {
 
 /**
  * Builds the repository's Dockerfile with testcontainers (Docker, or podman's Docker-compatible socket:
- * DOCKER_HOST, default unix:///tmp/podman.sock) and runs the reference server in it with `config`
- * (copied into the container, `--config`), published on 127.0.0.1 only.
+ * DOCKER_HOST, default unix:///tmp/podman.sock, which the run starts when nothing answers and podman is
+ * installed: ensureContainerEngine) and runs the reference server in it with `config` (copied into the
+ * container, `--config`), published on 127.0.0.1 only. `close` stops the container and then the engine
+ * service this run started; on SIGINT/SIGTERM that nothing else handles it runs before the process ends.
  */
 export async function startReferenceContainer(config: ConfigOverrides, log: (m: string) => void = (m) => console.error(`container: ${m}`)): Promise<ReferenceContainer> {
+  const engine = await ensureContainerEngine({ log });
   // Read by testcontainers when it first connects, so set before it is loaded.
-  process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
+  process.env.DOCKER_HOST = engine.dockerHost;
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
   process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // traffic goes to loopback only
+  let container: StartedTestContainer | undefined;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    // The signal listeners stay until the end: without them signal-exit would re-raise a signal at once.
+    closing ??= (async () => {
+      try {
+        await container?.stop({ timeout: 5_000 });
+      } finally {
+        process.off('exit', removeOnExit);
+        await engine.stop();
+        releaseSignals();
+      }
+    })();
+    return closing;
+  };
+  const releaseSignals = closeOnSignal(close);
+  // A process that ends without `close` (process.exit, or another handler's exit on a signal) still
+  // removes the container when this run started the engine: podman's command needs no service.
+  const removeOnExit = () => {
+    if (engine.started && container) removeWithPodman(container.getId());
+  };
+  process.on('exit', removeOnExit);
+  try {
+    const started = await buildAndRun(config, log);
+    container = started.container;
+    return { baseUrl: started.baseUrl, container, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * signal-exit's listeners (loaded with testcontainers) only re-raise a signal when nothing else listens:
+ * they do not end the run, so they do not count as another handler.
+ */
+const passive = (listener: (...args: unknown[]) => void) => /processOk|emitter\.count|signal-exit/.test(String(listener));
+
+/** SIGINT/SIGTERM that no other listener handles: `close`, at most 15 s, then the exit the signal asks for. */
+function closeOnSignal(close: () => Promise<void>): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Another handler (the load command's Ctrl-C, vitest's) ends the run and closes the target, or exits
+    // and leaves the rest to the exit hooks.
+    if (process.listeners(signal).some((l) => l !== onSignal && !passive(l as (...args: unknown[]) => void))) return;
+    const code = signal === 'SIGINT' ? 130 : 143;
+    void Promise.race([close(), new Promise((r) => setTimeout(r, 15_000).unref())]).finally(() => process.exit(code));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+function removeWithPodman(id: string): void {
+  try {
+    const env = { ...process.env, CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? `${ROOT}.tools/containers/containers.conf` };
+    execFileSync('podman', ['--runtime', 'runc', 'rm', '-f', '-t', '2', id], { stdio: 'ignore', timeout: 10_000, env });
+  } catch {
+    // best effort at exit
+  }
+}
+
+async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): Promise<{ container: StartedTestContainer; baseUrl: string }> {
   const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
   const nodeModules = process.env.NODE_MODULES ?? (baseImage.startsWith('localhost/') ? 'host' : 'npm-ci');
   await checkEngine(baseImage);
@@ -92,8 +161,7 @@ export async function startReferenceContainer(config: ConfigOverrides, log: (m: 
     throw new TargetError(`the container did not start: ${(err as Error).message}`);
   }
   log(`healthy at ${baseUrl} ${((performance.now() - t) / 1000).toFixed(1)} s after start`);
-  const started = container;
-  return { baseUrl, container: started, close: async () => { await started.stop({ timeout: 5_000 }); } };
+  return { container, baseUrl };
 }
 
 /**

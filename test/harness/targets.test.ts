@@ -93,7 +93,7 @@ describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
   it('--target container without a container engine exits 2 with the setup hint', async () => {
     const run = await conformance(['--target', 'container', '--only', 'version'], { env: { DOCKER_HOST: 'unix:///tmp/no-such-engine.sock' }, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/no container engine answers on unix:\/\/\/tmp\/no-such-engine\.sock.*scripts\/podman-socket\.sh start/);
+    expect(run.stderr).toMatch(/no container engine answers on unix:\/\/\/tmp\/no-such-engine\.sock.*scripts\/setup-containers\.sh/);
   });
 });
 
