@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, generateKey, hashKey, keyPattern, mintKey } from '../../fixtures/reference-server/keys.js';
 import { Store } from '../../fixtures/reference-server/store.js';
@@ -52,6 +55,31 @@ describe('API keys', () => {
     store.revokeKey(record.id);
     expect(authenticate(store, 'cnv', `Bearer ${k}`)).toEqual({ ok: false, reason: 'revoked' });
     store.close();
+  });
+
+  it('looks keys up afresh once another connection to the shared file changed anything (cached lookups)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auth-cache-'));
+    const file = join(dir, 'canvas.db');
+    const a = new Store(file);
+    const b = new Store(file);
+    try {
+      const ws = a.createWorkspace({ name: 'w', plan: 'trial' });
+      const { key: k, record } = mintKey(a, 'cnv', { workspaceId: ws.id, label: 'l', temporary: false });
+      for (let i = 0; i < 3; i++) expect(authenticate(a, 'cnv', `Bearer ${k}`)).toMatchObject({ ok: true, workspace: { plan: 'trial' } });
+      // Another connection (another process in production: the admin command, a replica) changes the plan...
+      b.db.prepare('UPDATE workspaces SET plan = ? WHERE id = ?').run('team', ws.id);
+      expect(authenticate(a, 'cnv', `Bearer ${k}`)).toMatchObject({ ok: true, workspace: { plan: 'team' } });
+      // ...and revokes the key: the very next lookup says so.
+      expect(b.revokeKey(record.id)).toBe(true);
+      expect(authenticate(a, 'cnv', `Bearer ${k}`)).toEqual({ ok: false, reason: 'revoked' });
+      // A key minted elsewhere is known at once (unknown keys are never remembered).
+      const { key: k2 } = mintKey(b, 'cnv', { workspaceId: ws.id, label: 'l2', temporary: false });
+      expect(authenticate(a, 'cnv', `Bearer ${k2}`)).toMatchObject({ ok: true });
+    } finally {
+      a.close();
+      b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
