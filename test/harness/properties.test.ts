@@ -54,11 +54,17 @@ describe.concurrent('property checks', () => {
     expect(again.counterexample).toBe(p.counterexample);
   }, 120_000);
 
-  it('the same seed finds the same counterexample', async () => {
+  it("the same seed finds the same counterexample, and either run's path replays it", async () => {
     const [a, b] = await Promise.all([runCli([...MUTANT, '--seed', '11']), runCli([...MUTANT, '--seed', '11'])]);
-    expect(propertyCheck(a).property!.counterexample).toBeDefined();
-    expect(propertyCheck(b).property!.counterexample).toBe(propertyCheck(a).property!.counterexample);
-    expect(propertyCheck(b).property!.path).toBe(propertyCheck(a).property!.path);
+    const found = propertyCheck(a).property!;
+    expect(found.counterexample).toBeDefined();
+    expect(propertyCheck(b).property!.counterexample).toBe(found.counterexample);
+    // The shrink paths themselves may differ: each run bootstraps a key with a random secret, and some edits
+    // depend on its characters (one replaced by itself leaves a live key), so a shrink candidate can be judged
+    // differently in the two runs (seen once in 3 full runs of npm test). What must hold is that a path, replayed with the seed, gives back the same counterexample.
+    const replay = await runCli(replayArgs(propertyCheck(b).replay!));
+    expect(replay.code, replay.stderr).toBe(1);
+    expect(propertyCheck(replay).property!.counterexample).toBe(found.counterexample);
   }, 120_000);
 
   it('deep mode (--runs) runs every run with no time box; the reference passes', async () => {
