@@ -39,17 +39,22 @@ export function decideEngine(found: { dockerHost: string | undefined; defaultSoc
   return { action: 'fail', message: `no container engine answers on ${ours} and podman is not installed. ${CONTAINER_SETUP_HINT}` };
 }
 
-/** GET /_ping on a unix socket: true when it answers 200 within `timeoutMs`. */
-export function pingSocket(socketPath: string, timeoutMs = 2_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = httpRequest({ socketPath, path: '/_ping', timeout: timeoutMs }, (res) => {
+/** GET on the engine's API over its unix socket: the status; rejects when nothing answers within `timeoutMs`. */
+export function engineGet(socketPath: string, path: string, timeoutMs = 5_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ socketPath, path, timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve(res.statusCode === 200);
+      resolve(res.statusCode ?? 0);
     });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on('error', reject);
     req.end();
   });
+}
+
+/** GET /_ping on a unix socket: true when it answers 200 within `timeoutMs`. */
+export function pingSocket(socketPath: string, timeoutMs = 2_000): Promise<boolean> {
+  return engineGet(socketPath, '/_ping', timeoutMs).then((status) => status === 200, () => false);
 }
 
 /** The podman executable on PATH (or in /usr/bin, /usr/local/bin), if any. */

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
@@ -10,7 +9,7 @@ import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { freePort } from '../kit/free-port.js';
-import { CONTAINER_SETUP_HINT, ensureContainerEngine } from './container-engine.js';
+import { CONTAINER_SETUP_HINT, engineGet, ensureContainerEngine } from './container-engine.js';
 import { execFileSync } from 'node:child_process';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,19 +17,6 @@ const IMAGE = 'localhost/canvas-reference:conformance';
 const DB = '/data/conformance.sqlite';
 const CONFIG_PATH = '/tmp/conformance-config.json';
 export { CONTAINER_SETUP_HINT };
-
-/** GET on the engine's API over its unix socket; rejects when nothing answers. */
-function engineGet(socketPath: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ socketPath, path, timeout: 5_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function checkEngine(baseImage: string): Promise<void> {
   const host = process.env.DOCKER_HOST!;
