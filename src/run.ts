@@ -26,6 +26,7 @@ import { CLIENT_IDS, type ClientId } from './interop/clients.js';
 import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import type { ConformanceProgress } from './progress.js';
+import { suiteFiles } from './suite-selection.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -271,15 +272,6 @@ async function deriveFor(info: TargetInfo): Promise<Profile> {
     return { ...info.profile, gaps: Object.fromEntries([...SPEC_STREAMING_TOOLS, 'createBlock', 'listBlocks', 'publishBlock'].map((k) => [k, why])) };
   }
   return deriveProfile(info.profile, tools, info.seed);
-}
-
-/**
- * Only the suites of the selected requirements' groups are loaded, so a narrow --only stays fast. Property
- * suites tag ids of several groups: they always load, and their unselected checks skip.
- */
-function suiteFiles(only: string[], selected: (r: (typeof CATALOG)[number]) => boolean): string[] {
-  if (only.length === 0) return ['suites/**/*.suite.ts'];
-  return [...[...new Set(CATALOG.filter(selected).map((r) => r.group))].map((g) => `suites/${g}.suite.ts`), 'suites/properties/*.suite.ts'];
 }
 
 /** The command that runs a check alone; a failed property's adds the path that replays its counterexample. */
