@@ -4,7 +4,7 @@ import { MUTANTS } from '../fixtures/mutants/index.js';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
-import { runConformanceChild } from '../src/cli/spawn-conformance.js';
+import { ConformancePool } from '../src/cli/conformance-pool.js';
 
 const USAGE = `Usage: npm run mutation-score -- [--report-dir <dir>] [--jobs <n>]
 
@@ -12,7 +12,7 @@ Runs the conformance suite against every deliberately broken variant of the serv
 each restricted to the requirements it violates, and reports how many the harness catches.
 Writes mutation.json and mutation.md to the report directory (default reports/latest) and appends
 the score to summary.md when one is there.
-  --jobs <n>  conformance runs at once (default 2, at most 8)
+  --jobs <n>  conformance runs at once, each in a process of its own that runs one after another (default 2, at most 8)
 
 ${exitStatus('every mutant is caught', 'a mutant survives')}`;
 
@@ -23,20 +23,18 @@ const { dir, jobs } = readCommandLine({ usage: USAGE }, () => {
 
 interface Outcome { name: string; violates: string[]; description: string; caught: boolean; statuses: Record<string, string>; durationMs: number; error?: string }
 
-const queue = [...MUTANTS];
 const outcomes: Outcome[] = [];
-async function worker(): Promise<void> {
-  for (let m = queue.shift(); m; m = queue.shift()) {
-    const run = await runConformanceChild(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
-    const statuses = Object.fromEntries((run.results?.requirements ?? []).filter((r) => m!.violates.includes(r.id)).map((r) => [r.id, r.status]));
-    const caught = Object.values(statuses).some((s) => s === 'fail' || s === 'warn');
-    outcomes.push({ name: m.name, violates: m.violates, description: m.description, caught, statuses, durationMs: run.durationMs, ...(!run.results && { error: run.stderr.trim().split('\n').slice(-3).join(' ') }) });
-    console.error(`${caught ? 'caught  ' : 'SURVIVED'} ${m.name} (${run.durationMs} ms)`);
-  }
+const pool = new ConformancePool(jobs);
+async function judge(m: (typeof MUTANTS)[number]): Promise<void> {
+  const run = await pool.run(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
+  const statuses = Object.fromEntries((run.results?.requirements ?? []).filter((r) => m.violates.includes(r.id)).map((r) => [r.id, r.status]));
+  const caught = Object.values(statuses).some((s) => s === 'fail' || s === 'warn');
+  outcomes.push({ name: m.name, violates: m.violates, description: m.description, caught, statuses, durationMs: run.durationMs, ...(!run.results && { error: run.stderr.trim().split('\n').slice(-3).join(' ') }) });
+  console.error(`${caught ? 'caught  ' : 'SURVIVED'} ${m.name} (${run.durationMs} ms)`);
 }
 await main({ usage: USAGE }, async () => {
   const started = performance.now();
-  await Promise.all(Array.from({ length: jobs }, worker));
+  await Promise.all(MUTANTS.map(judge)).finally(() => pool.close());
   outcomes.sort((a, b) => a.name.localeCompare(b.name));
   const caught = outcomes.filter((o) => o.caught).length;
   const score = outcomes.length === 0 ? 0 : caught / outcomes.length;
