@@ -90,6 +90,8 @@ export interface RunOptions {
  */
 export const DEFAULT_BOOTSTRAP_BUDGET = 16;
 export const DEFAULT_WAIT_BUDGET_MS = 60_000;
+/** Suite files run side by side (vitest worker threads). */
+export const SUITE_WORKERS = 4;
 
 /** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
 export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {
@@ -201,6 +203,13 @@ export async function runConformance(options: RunOptions): Promise<Results> {
       }, ...(options.progress ? [options.progress.reporter()] : [])],
       provide: { target: target.info, only: options.only },
       pool: 'threads',
+      // The suites wait on the target far more than they compute: four workers keep two cores busy (one
+      // worker, the default here, ran the groups one after another). The suite files of a worker share one
+      // module graph (isolate: false): the harness's modules, fast-check's arbitraries and ajv's compiled
+      // schemas load once per worker, not once per file; the suites keep no state at module level that
+      // another file could see (the same records, seed for seed, either way).
+      maxWorkers: SUITE_WORKERS,
+      isolate: false,
       testTimeout: 60_000,
       sequence: { seed: options.seed, sequencer: MatrixLast },
     }, { server: { watch: null } });
