@@ -90,8 +90,12 @@ export interface RunOptions {
  */
 export const DEFAULT_BOOTSTRAP_BUDGET = 16;
 export const DEFAULT_WAIT_BUDGET_MS = 60_000;
-/** Suite files run side by side (vitest worker threads). */
-export const SUITE_WORKERS = 4;
+/**
+ * Suite files run side by side (vitest worker threads) on a server the harness started: its limits are set
+ * for the suites. On a deployment one at a time, as before: side by side they trip its production rate limits
+ * (an SDK client's connect refused with 429, streams served one after another), which would be false failures.
+ */
+export const SUITE_WORKERS = { owned: 4, deployment: 1 } as const;
 
 /** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
 export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {
@@ -208,7 +212,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
       // module graph (isolate: false): the harness's modules, fast-check's arbitraries and ajv's compiled
       // schemas load once per worker, not once per file; the suites keep no state at module level that
       // another file could see (the same records, seed for seed, either way).
-      maxWorkers: SUITE_WORKERS,
+      maxWorkers: harnessServer ? SUITE_WORKERS.owned : SUITE_WORKERS.deployment,
       isolate: false,
       testTimeout: 60_000,
       sequence: { seed: options.seed, sequencer: MatrixLast },
