@@ -53,6 +53,8 @@ export interface Results {
   requirements: RequirementResult[];
   totals: Totals;
   consumption?: Consumption;
+  /** The run's property search budget (`--budget`) and how it was split: searches selected, each one's time box. */
+  propertyBudget?: { budgetMs: number; searches: number; timeBoxMs: number };
   /** Why the run passes or fails, in one line. */
   verdict: string;
   /** 0 conforms, 1 does not, 2 the harness erred (no verdict). */

@@ -27,6 +27,7 @@ import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import type { ConformanceProgress } from './progress.js';
 import { suiteFiles } from './suite-selection.js';
+import { countSearches, timeBoxOf } from './properties/searches.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -170,6 +171,13 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   target.info.broker = { url: broker.url, token: broker.token };
   const detected = await detectRevisionsWithEvidence(target.info);
   target.info.revisions = detected.revisions;
+  // The run's search time split evenly among the searches of its selection, known before any suite loads.
+  const budgetMs = target.info.property.budgetMs;
+  const propertyBudget = budgetMs === undefined || target.info.property.replay ? undefined : (() => {
+    const searches = countSearches((id) => CATALOG.some((r) => r.id === id && selected(r)), detected.revisions);
+    return { budgetMs, searches, timeBoxMs: timeBoxOf(budgetMs, searches) };
+  })();
+  if (propertyBudget) target.info.property = { ...target.info.property, timeLimitMs: propertyBudget.timeBoxMs };
   if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   const session = await openRunSession(target.info);
   // Every key, token and session id the run holds is known now, before the first progress line.
@@ -253,6 +261,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     requirements,
     totals,
     consumption,
+    ...(propertyBudget && { propertyBudget }),
     verdict,
     exitCode,
   };

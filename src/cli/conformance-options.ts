@@ -70,9 +70,12 @@ Run
   --seed <n>              seed for generated inputs and ordering (default: random, printed)
 
 Properties (fast-check searches of the input space, shrunk to a minimal counterexample)
-  --runs <n>              runs per property (default 1000, time-boxed); deep mode, e.g. --runs 10000
-  --property-time <ms>    time box of each property's search (default 1500 quick; 0 = none, the default
-                          when --runs is given)
+  --budget <s>            seconds of searching the run may spend, split evenly among the searches its
+                          selection makes (default ${QUICK_BUDGET.budgetMs! / 1000}: a full run's 17 searches get about 0.7 s each,
+                          a run of one row's search all of it)
+  --runs <n>              runs per property (default ${QUICK_BUDGET.runs}, within the budget); alone, deep mode: every
+                          search makes its n runs, with no time box (e.g. --runs 10000)
+  --property-time <ms>    the time box of each search instead of a share of --budget (0 = none)
   --replay <id>:<path>    replay one counterexample exactly (with its --seed), as printed on failure
   --timeout <ms>          per-request deadline (default 10000)
   -h, --help              this help
@@ -104,7 +107,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
     strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
     timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
-    clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, replay: { type: 'string' },
+    clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, budget: { type: 'string' }, replay: { type: 'string' },
     reporter: { type: 'string' }, quiet: { type: 'boolean' },
   }, { args });
   // A usage error may quote a value: keys, whole --header lines and URL credentials are secrets from here on.
@@ -129,9 +132,13 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   const { seed } = seedOption(values.seed);
   const timeoutMs = timeoutOption(values.timeout);
   const runs = numberOption('--runs', values.runs, { integer: true, min: 1, max: 1_000_000, fallback: QUICK_BUDGET.runs });
-  const propertyTime = numberOption('--property-time', values['property-time'], {
-    integer: true, min: 0, max: 3_600_000, unit: 'milliseconds', fallback: values.runs === undefined ? QUICK_BUDGET.timeLimitMs : 0,
-  });
+  const propertyTime = numberOption('--property-time', values['property-time'], { integer: true, min: 0, max: 3_600_000, unit: 'milliseconds' });
+  const budget = numberOption('--budget', values.budget, { min: 0.1, max: 86_400, unit: 'seconds' });
+  if (budget !== undefined && propertyTime !== undefined) fail('--budget and --property-time both set the searches\' time: give one');
+  // --property-time: the given box; --runs alone: deep mode, no box; else a share of the run's budget.
+  const search: Pick<PropertyBudget, 'timeLimitMs' | 'budgetMs'> = propertyTime !== undefined ? { timeLimitMs: propertyTime }
+    : budget === undefined && values.runs !== undefined ? { timeLimitMs: 0 }
+    : { timeLimitMs: QUICK_BUDGET.timeLimitMs, budgetMs: Math.round((budget ?? QUICK_BUDGET.budgetMs! / 1000) * 1000) };
   const bootstrapBudget = numberOption('--bootstrap-budget', values['bootstrap-budget'], { integer: true, min: 0, max: 10_000 });
   const waitBudget = numberOption('--wait-budget', values['wait-budget'], { min: 0, max: 3600, unit: 'seconds' });
   const limitsOption = (flag: 'limits' | 'other-limits'): LimitsOption | undefined => {
@@ -220,12 +227,12 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     stdioCommand: values['stdio-command'],
     ...(clients && { clients }),
     replayBase: replayBase.join(' '),
-    property: { runs, timeLimitMs: propertyTime, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
+    property: { runs, ...search, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
     writeReports: true,
     composeReportHtml: writeReportHtml,
     ...(!quiet && { progress: new ConformanceProgress() }),
   };
 
-  const startLine = `conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${runs} runs${propertyTime ? ` or ${propertyTime} ms` : ''} each${replay ? `, replaying ${values.replay}` : ''}`;
+  const startLine = `conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${search.budgetMs ? `${search.budgetMs / 1000} s shared, ${runs} runs at most each` : `${runs} runs${search.timeLimitMs ? ` or ${search.timeLimitMs} ms` : ''} each`}${replay ? `, replaying ${values.replay}` : ''}`;
   return { options, reporter, quiet, startLine };
 }

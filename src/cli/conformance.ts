@@ -3,6 +3,7 @@ import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js
 import { githubAnnotations } from '../reports/github.js';
 import { runConformance } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
+import { describeSearches } from '../reports/property-text.js';
 import { main } from '../kit/main.js';
 import { Secrets } from '../kit/scrub.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
@@ -25,6 +26,8 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   }
   console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
+  const searches = describeSearches(results);
+  if (searches) console.log(`properties: ${searches}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);
   if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));
   return results.exitCode;

@@ -1,4 +1,5 @@
 import type { PropertyRecord } from '../property.js';
+import type { Results } from '../results.js';
 
 /** One line on a property's search: how many runs in how long, and what it found (for every report). */
 export function describeProperty(p: PropertyRecord): string {
@@ -14,3 +15,18 @@ export function runsText(p: PropertyRecord): string {
   if (p.runs === p.runsRequested) return `${p.runs} runs`;
   return `${p.runs} of ${p.runsRequested} runs${p.interrupted ? ' (time box)' : ''}`;
 }
+
+/** The run's searches taken together: how many, their runs and time, and the budget they shared. */
+export function describeSearches(results: Results): string | undefined {
+  const seen = new Map<string, PropertyRecord>();
+  for (const r of results.requirements) for (const c of r.checks) if (c.property) seen.set(`${c.property.id} ${c.revision ?? ''}`, c.property);
+  if (seen.size === 0) return undefined;
+  const searches = [...seen.values()];
+  const runs = searches.reduce((n, p) => n + p.runs, 0);
+  const ms = searches.reduce((n, p) => n + p.timeMs, 0);
+  const b = results.propertyBudget;
+  const budget = b ? `; budget ${formatSeconds(b.budgetMs)} over ${b.searches} searches, a ${b.timeBoxMs} ms time box each` : '';
+  return `${searches.length} searches, ${runs} runs in ${formatSeconds(ms)} of searching (${ms > 0 ? Math.round((runs * 1000) / ms) : 0} runs/s)${budget}`;
+}
+
+const formatSeconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
+import { UsageError } from '../../src/kit/options.js';
+import { QUICK_BUDGET } from '../../src/property.js';
+import { countSearches, MIN_TIME_BOX_MS, PROPERTY_SEARCHES, timeBoxOf } from '../../src/properties/searches.js';
+
+/** --budget: the run's search time, split evenly among the searches its selection makes. */
+describe('the property search budget', () => {
+  const all = () => true;
+  const only = (...ids: string[]) => (id: string) => ids.includes(id);
+
+  it('counts the searches of a selection, a per-revision search once per revision spoken', () => {
+    expect(countSearches(all, ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'])).toBe(PROPERTY_SEARCHES.length + 1);
+    expect(countSearches(all, ['2025-06-18'])).toBe(PROPERTY_SEARCHES.length);
+    expect(countSearches(only('auth-key-not-echoed'), ['2025-11-25'])).toBe(2); // two searches verify it
+    expect(countSearches(only('auth-missing-key-401'), ['2025-11-25'])).toBe(0);
+  });
+
+  it('splits the budget evenly, never below the shortest box', () => {
+    expect(timeBoxOf(12_000, 17)).toBe(705);
+    expect(timeBoxOf(12_000, 1)).toBe(12_000);
+    expect(timeBoxOf(12_000, 0)).toBe(12_000);
+    expect(timeBoxOf(500, 17)).toBe(MIN_TIME_BOX_MS);
+  });
+
+  const parse = (args: string[]) => parseConformanceArgs(args, () => undefined).options.property!;
+
+  it('the command line: quick mode shares the default budget; --budget, --property-time and deep mode', () => {
+    expect(parse([])).toMatchObject({ runs: QUICK_BUDGET.runs, budgetMs: QUICK_BUDGET.budgetMs });
+    expect(parse(['--budget', '30'])).toMatchObject({ budgetMs: 30_000 });
+    expect(parse(['--budget', '2.5', '--runs', '50'])).toMatchObject({ budgetMs: 2500, runs: 50 });
+    const boxed = parse(['--property-time', '800']);
+    expect(boxed).toMatchObject({ timeLimitMs: 800 });
+    expect(boxed.budgetMs).toBeUndefined();
+    const deep = parse(['--runs', '10000']);
+    expect(deep).toMatchObject({ runs: 10_000, timeLimitMs: 0 });
+    expect(deep.budgetMs).toBeUndefined();
+  });
+
+  it('refuses a budget that is no number, is not positive, or comes with --property-time', () => {
+    for (const args of [['--budget', 'x'], ['--budget', '0'], ['--budget', '-3'], ['--budget', ''], ['--budget', '5', '--property-time', '100']]) {
+      expect(() => parse(args), args.join(' ')).toThrow(UsageError);
+    }
+  });
+});
