@@ -1,35 +1,90 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
+import type { Results } from '../src/results.js';
 
-const USAGE = `Usage: npm run bench:conformance -- [--runs <n>]
+const FIGURES = join(fileURLToPath(new URL('.', import.meta.url)), 'figures', 'conformance.json');
+const TARGET_S = 10;
+/** A median wall time this much above the committed one is a regression. */
+const TOLERANCE = 0.2;
 
-Times the full default conformance run (every suite, embedded reference server) end to end, as a user
-runs it (a fresh process each time), and compares the median wall time with the target: under 15 s.
+const USAGE = `Usage: npm run bench:conformance -- [--runs <n>] [--update]
 
-${exitStatus('target met', 'target missed', 'a timed run that does not pass (its timing means nothing)')}`;
-const TARGET_S = 15;
+Times the full default conformance run (every suite, embedded reference server) end to end, as a user runs
+it (a fresh process each time): wall time, checks run, property runs per second. Compares the median with
+the target (${TARGET_S} s wall) and with the last committed figures (scripts/figures/conformance.json):
+a median wall time more than ${TOLERANCE * 100} % above them, or fewer checks, is a regression.
+  --runs <n>   timed runs (default 3)
+  --update     write this run's medians to scripts/figures/conformance.json (commit it with the change)
+
+${exitStatus('target met and no regression', 'target missed or a regression', 'a timed run that does not pass (its timing means nothing)')}`;
+
+interface Figures { date: string; machine: string; wallS: number; checks: number; propertyRunsPerS: number }
+
+/** Check records of the run (a check verifying several rows counted once; one per revision it ran under). */
+function checksOf(r: Results): number {
+  return new Set(r.requirements.flatMap((x) => x.checks.map((c) => `${c.suite} ${c.name} ${c.revision ?? ''}`))).size;
+}
+
+/** Property runs per second of searching, over the run's searches. */
+function runsPerSecond(r: Results): number {
+  const searches = new Map<string, { runs: number; timeMs: number }>();
+  for (const x of r.requirements) for (const c of x.checks) if (c.property) searches.set(`${c.property.id} ${c.revision ?? ''}`, c.property);
+  const runs = [...searches.values()].reduce((n, p) => n + p.runs, 0);
+  const ms = [...searches.values()].reduce((n, p) => n + p.timeMs, 0);
+  return ms > 0 ? (runs * 1000) / ms : 0;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const change = (now: number, then: number) => `${now >= then ? '+' : ''}${(((now - then) / then) * 100).toFixed(0)} %`;
 
 await main({ usage: USAGE }, async () => {
-  const { values } = parseCommandLine(USAGE, { runs: { type: 'string' } });
+  const { values } = parseCommandLine(USAGE, { runs: { type: 'string' }, update: { type: 'boolean' } });
   const runs = numberOption('--runs', values.runs, { integer: true, min: 1, max: 10, fallback: 3 });
-
-  console.log(`machine   ${cpus().length} cores, ${cpus()[0]?.model.trim()}, node ${process.version}`);
-  const times: number[] = [];
+  const machine = `${cpus().length} cores, ${cpus()[0]?.model.trim()}, node ${process.version}`;
+  console.log(`machine   ${machine}`);
+  const walls: number[] = [];
+  const checks: number[] = [];
+  const rates: number[] = [];
   for (let i = 1; i <= runs; i++) {
-    const run = await runConformanceChild(['--seed', String(i)], 300_000);
-    const t = run.results?.totals;
-    console.log(`run ${i}/${runs}  ${(run.durationMs / 1000).toFixed(2)} s wall (suites ${((run.results?.durationMs ?? 0) / 1000).toFixed(2)} s), exit ${run.code}` +
-      (t ? `, ${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested` : ''));
-    if (run.code !== 0) {
+    const run = await runConformanceChild(['--seed', String(i), '--quiet'], 300_000);
+    if (run.code !== 0 || !run.results) {
       console.log(run.stderr.slice(-2000));
       throw new Error(`run ${i} exited ${run.code}: it did not pass against the reference server, so the timing is not meaningful`);
     }
-    times.push(run.durationMs / 1000);
+    const r = run.results;
+    walls.push(run.durationMs / 1000);
+    checks.push(checksOf(r));
+    rates.push(runsPerSecond(r));
+    console.log(`run ${i}/${runs}  ${(run.durationMs / 1000).toFixed(2)} s wall (in the run ${(r.durationMs / 1000).toFixed(2)} s), ${checks.at(-1)} checks, ` +
+      `${Math.round(rates.at(-1)!)} property runs/s, ${r.totals.pass} pass, ${r.totals.notTestable} not testable`);
   }
-  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
-  console.log(`median    ${median.toFixed(2)} s (min ${Math.min(...times).toFixed(2)}, max ${Math.max(...times).toFixed(2)}); target < ${TARGET_S} s: ${median < TARGET_S ? 'met' : 'NOT MET'}`);
-  return median < TARGET_S ? 0 : 1;
+  const now: Figures = { date: new Date().toISOString().slice(0, 10), machine, wallS: +median(walls).toFixed(2), checks: median(checks), propertyRunsPerS: Math.round(median(rates)) };
+  let then: Figures | undefined;
+  try {
+    then = JSON.parse(readFileSync(FIGURES, 'utf8')) as Figures;
+  } catch {
+    then = undefined;
+  }
+  console.log(`median    ${now.wallS.toFixed(2)} s wall (min ${Math.min(...walls).toFixed(2)}, max ${Math.max(...walls).toFixed(2)}), ${now.checks} checks, ${now.propertyRunsPerS} property runs/s`);
+  const targetMet = now.wallS <= TARGET_S;
+  console.log(`target    ${TARGET_S} s wall: ${targetMet ? 'met' : 'NOT MET'}`);
+  let regressed = false;
+  if (then) {
+    regressed = now.wallS > then.wallS * (1 + TOLERANCE) || now.checks < then.checks;
+    console.log(`committed ${then.wallS.toFixed(2)} s wall, ${then.checks} checks, ${then.propertyRunsPerS} property runs/s (${then.date}, ${then.machine})`);
+    console.log(`change    wall ${change(now.wallS, then.wallS)}${regressed ? ' REGRESSION' : ''}, checks ${now.checks - then.checks >= 0 ? '+' : ''}${now.checks - then.checks}${now.checks < then.checks ? ' FEWER CHECKS' : ''}, property runs/s ${change(now.propertyRunsPerS, then.propertyRunsPerS)}`);
+  } else {
+    console.log('committed none yet (--update writes them)');
+  }
+  if (values.update) {
+    writeFileSync(FIGURES, `${JSON.stringify(now, null, 2)}\n`);
+    console.log(`written   ${FIGURES}`);
+  }
+  return targetMet && !regressed ? 0 : 1;
 });
