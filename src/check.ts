@@ -1,5 +1,5 @@
 import { inject, test, type TestContext } from 'vitest';
-import { flushSpent } from './budget/broker-client.js';
+import { flushSpent, searchReporter } from './budget/broker-client.js';
 import { pacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
@@ -186,7 +186,12 @@ function register(
       async property(spec) {
         if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
         record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
-        record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs);
+        const progress = searchReporter(target, ctx.task.name, spec.id);
+        try {
+          record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
+        } finally {
+          progress.done(record.property.runs);
+        }
       },
     };
     const started = performance.now();

@@ -11,6 +11,7 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { byId } from './catalog/index.js';
 import { scrubText, Secrets } from './kit/scrub.js';
 import type { CheckRecord } from './verdict.js';
+import type { SearchProgress } from './budget/broker.js';
 
 export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number }
 
@@ -56,6 +57,8 @@ export class ConformanceProgress {
   private readonly started = performance.now();
   private readonly moduleStarts = new Map<string, number>();
   private readonly running = new Map<string, string>();
+  /** Runs so far of the property searches in progress, by check name. */
+  private readonly searching = new Map<string, { search: string; runs: number }>();
   private total = 0;
   private done = 0;
   private statusShown = false;
@@ -65,6 +68,18 @@ export class ConformanceProgress {
     this.write = options.write ?? ((text) => process.stderr.write(text));
     this.tty = options.tty ?? process.stderr.isTTY === true;
     this.columns = options.columns ?? (() => process.stderr.columns || 100);
+  }
+
+  /** Whether there is a status line to show live detail on (a terminal). */
+  get live(): boolean {
+    return this.tty;
+  }
+
+  /** A property search's runs so far (src/budget/broker.ts relays them from the suite workers). */
+  search(progress: SearchProgress): void {
+    if (progress.done) this.searching.delete(progress.check);
+    else this.searching.set(progress.check, { search: progress.search, runs: progress.runs });
+    this.redraw();
   }
 
   /** The run's secrets, once its target is prepared: every line is scrubbed with them. */
@@ -123,7 +138,11 @@ export class ConformanceProgress {
   private redraw(): void {
     if (!this.tty) return;
     const elapsed = ((performance.now() - this.started) / 1000).toFixed(0);
-    const names = [...this.running.values()];
+    // A check searching shows its property and runs so far instead of its name.
+    const names = [...this.running.values()].map((name) => {
+      const s = this.searching.get(name);
+      return s ? `${s.search} (${s.runs} runs)` : name;
+    });
     const status = `${elapsed} s, ${this.done}/${this.total} checks${names.length > 0 ? `; running: ${names.join(', ')}` : ''}`;
     const width = Math.max(20, this.columns() - 1);
     const text = scrubText(status, this.secrets);

@@ -58,7 +58,7 @@ export class PropertyFailure extends Error {
  * runs would bury the evidence); on failure the shrunk counterexample is run once more so the wire log
  * shows exactly it, and the error names the seed and path that replay it.
  */
-export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[], runTimeoutMs = 10_000): Promise<PropertyRecord> {
+export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget: PropertyBudget, wire: Exchange[], runTimeoutMs = 10_000, onRun?: (runs: number) => void): Promise<PropertyRecord> {
   const started = performance.now();
   /** The run in flight: the time box abandons it, and a run that never ends is a hang, not a pass. */
   let inFlight: { value: T; done: Promise<boolean | void>; settled: boolean } | undefined;
@@ -67,7 +67,9 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   let blocked: NotTestable | undefined;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
+  let runsStarted = 0;
   const property = fc.asyncProperty(spec.arbitrary, async (value) => {
+    onRun?.(++runsStarted);
     if (blocked) return true;
     wire.length = 0;
     const run = spec.predicate(value).catch((err: unknown) => {

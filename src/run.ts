@@ -165,10 +165,12 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   });
   if (limits) target.info.limits = limits;
   if (options.clients) target.info.interopClients = options.clients;
+  const searches = options.progress?.live ? options.progress : undefined;
   const broker = await startBroker({
     bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs,
+    ...(searches && { onSearch: (s) => searches.search(s) }),
   });
-  target.info.broker = { url: broker.url, token: broker.token };
+  target.info.broker = { url: broker.url, token: broker.token, ...(searches && { searches: true }) };
   const detected = await detectRevisionsWithEvidence(target.info);
   target.info.revisions = detected.revisions;
   // The run's search time split evenly among the searches of its selection, known before any suite loads.

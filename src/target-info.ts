@@ -66,7 +66,8 @@ export interface TargetInfo {
    * The run's broker in the main process (loopback, token-guarded): hands out the declared budgets of the
    * deployment (bootstraps, time spent waiting out 429s) to every suite worker, so the run stays bounded.
    */
-  broker?: { url: string; token: string };
+  /** `searches`: the broker listens to property searches' progress (a terminal's status line shows it). */
+  broker?: { url: string; token: string; searches?: boolean };
   /**
    * Stateful Streamable HTTP servers: the session the run opened with `initialize` (its `Mcp-Session-Id`),
    * sent on every later request. Absent for stateless servers such as the service.

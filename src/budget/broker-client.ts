@@ -26,6 +26,25 @@ export async function reserveWait(target: TargetInfo, ms: number): Promise<{ gra
   return reply ?? { granted: true };
 }
 
+/**
+ * Reports a property search's runs so far to the run's status line, when it has one: at most every half
+ * second and once at the end, never awaited (progress must not slow the search or fail it).
+ */
+export function searchReporter(target: TargetInfo, check: string, search: string): { run(runs: number): void; done(runs: number): void } {
+  if (!target.broker?.searches) return { run: () => undefined, done: () => undefined };
+  let last = 0;
+  const post = (runs: number, done: boolean) => void ask(target, '/search', { check, search, runs, done }).catch(() => undefined);
+  return {
+    run(runs) {
+      const now = performance.now();
+      if (now - last < 500) return;
+      last = now;
+      post(runs, false);
+    },
+    done: (runs) => post(runs, true),
+  };
+}
+
 /** Hands this worker's counts to the broker. */
 export async function flushSpent(target: TargetInfo): Promise<void> {
   const spent: Spent = takeSpent();

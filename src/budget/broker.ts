@@ -9,7 +9,12 @@ export interface BrokerLimits {
   bootstraps?: number;
   /** Time the whole run may spend waiting out 429s, in ms. */
   waitMs: number;
+  /** Hears how far each property search has got (the terminal's status line); workers report only when it is set. */
+  onSearch?: (progress: SearchProgress) => void;
 }
+
+/** A property search's runs so far, as a worker reports them; `done` when the search ended. */
+export interface SearchProgress { check: string; search: string; runs: number; done: boolean }
 
 /** What the run consumed, by the broker's books: granted shares, waits, and the workers' counts. */
 export interface BrokerLedger {
@@ -73,6 +78,10 @@ export async function startBroker(limits: BrokerLimits): Promise<Broker> {
         const work = shared.get(String(body.name));
         if (!work) return send(res, 404, { error: `the run shares no "${String(body.name)}"` });
         return send(res, 200, { value: await work });
+      }
+      if (req.url === '/search') {
+        limits.onSearch?.({ check: String(body.check), search: String(body.search), runs: Number(body.runs) || 0, done: body.done === true });
+        return send(res, 200, {});
       }
       if (req.url === '/spent') {
         spent = sumSpent(spent, body as Partial<Spent>);

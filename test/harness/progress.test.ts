@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { startBroker, type SearchProgress } from '../../src/budget/broker.js';
+import { searchReporter } from '../../src/budget/broker-client.js';
+import type { TargetInfo } from '../../src/target-info.js';
 import { ConformanceProgress, countRecords, groupLine, groupName } from '../../src/progress.js';
 import { escapeData, escapeProperty, githubAnnotations } from '../../src/reports/github.js';
 import { Secrets } from '../../src/kit/scrub.js';
@@ -72,6 +75,44 @@ describe('the progress printer', () => {
         expect(out).not.toMatch(ESCAPES);
         expect(out.split('\n')).toHaveLength(2);
       }
+    }
+  });
+});
+
+describe('the property in progress on the status line', () => {
+  it('a search\'s runs so far replace its check\'s name on a terminal; only a terminal asks for them', () => {
+    let out = '';
+    const p = new ConformanceProgress({ tty: true, write: (t) => (out += t), columns: () => 200 });
+    expect(p.live).toBe(true);
+    expect(new ConformanceProgress({ tty: false, write: () => undefined }).live).toBe(false);
+    const reporter = p.reporter();
+    reporter.onTestCaseReady?.({ id: 't1', name: 'property: keys' } as never);
+    p.search({ check: 'property: keys', search: 'auth-key-edits', runs: 312, done: false });
+    expect(out.split('\r\x1b[2K').at(-1)).toMatch(/running: auth-key-edits \(312 runs\)$/);
+    p.search({ check: 'property: keys', search: 'auth-key-edits', runs: 640, done: true });
+    expect(out.split('\r\x1b[2K').at(-1)).toMatch(/running: property: keys$/);
+    p.stop();
+  });
+
+  it('a worker\'s reports reach the broker\'s listener, at most every half second and once at the end', async () => {
+    const heard: SearchProgress[] = [];
+    const broker = await startBroker({ waitMs: 0, onSearch: (s) => heard.push(s) });
+    try {
+      const target = { broker: { url: broker.url, token: broker.token, searches: true } } as TargetInfo;
+      const r = searchReporter(target, 'property: keys', 'auth-key-edits');
+      for (let runs = 1; runs <= 50; runs++) r.run(runs);
+      r.done(50);
+      await vi.waitFor(() => expect(heard.some((h) => h.done)).toBe(true));
+      expect(heard.filter((h) => !h.done)).toEqual([{ check: 'property: keys', search: 'auth-key-edits', runs: 1, done: false }]);
+      expect(heard.find((h) => h.done)).toEqual({ check: 'property: keys', search: 'auth-key-edits', runs: 50, done: true });
+      // Without a listener the workers send nothing.
+      const quiet = searchReporter({ broker: { url: broker.url, token: broker.token } } as TargetInfo, 'c', 's');
+      quiet.run(1);
+      quiet.done(1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toHaveLength(2);
+    } finally {
+      await broker.close();
     }
   });
 });
