@@ -59,6 +59,8 @@ export class ConformanceProgress {
   private readonly running = new Map<string, string>();
   /** Runs so far of the property searches in progress, by check name. */
   private readonly searching = new Map<string, { search: string; runs: number }>();
+  /** Searches that ended: a report still on its way (the posts race) must not bring one back. */
+  private readonly searched = new Set<string>();
   private total = 0;
   private done = 0;
   private statusShown = false;
@@ -77,8 +79,12 @@ export class ConformanceProgress {
 
   /** A property search's runs so far (src/budget/broker.ts relays them from the suite workers). */
   search(progress: SearchProgress): void {
-    if (progress.done) this.searching.delete(progress.check);
-    else this.searching.set(progress.check, { search: progress.search, runs: progress.runs });
+    if (progress.done) {
+      this.searching.delete(progress.check);
+      this.searched.add(progress.check);
+    } else if (!this.searched.has(progress.check)) {
+      this.searching.set(progress.check, { search: progress.search, runs: progress.runs });
+    }
     this.redraw();
   }
 

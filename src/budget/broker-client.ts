@@ -32,7 +32,7 @@ export async function reserveWait(target: TargetInfo, ms: number): Promise<{ gra
  */
 export function searchReporter(target: TargetInfo, check: string, search: string): { run(runs: number): void; done(runs: number): void } {
   if (!target.broker?.searches) return { run: () => undefined, done: () => undefined };
-  let last = 0;
+  let last = -Infinity;
   const post = (runs: number, done: boolean) => void ask(target, '/search', { check, search, runs, done }).catch(() => undefined);
   return {
     run(runs) {

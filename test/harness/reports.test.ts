@@ -320,7 +320,7 @@ describe('no report holds a plaintext key', () => {
 describe('the example GitHub Actions workflow', () => {
   const workflow = readFileSync('docs/github-actions-conformance.yml', 'utf8');
   it('runs the CLI with options it has, publishes every report and gates on the exit code', () => {
-    const usage = readFileSync('src/cli/conformance.ts', 'utf8');
+    const usage = readFileSync('src/cli/conformance-options.ts', 'utf8');
     const command = /npm run conformance -- (.*)/.exec(workflow)?.[1] ?? '';
     const flags = command.match(/--[a-z-]+/g) ?? [];
     expect(flags).toEqual(expect.arrayContaining(['--target', '--base-url', '--report-dir']));

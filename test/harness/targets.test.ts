@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { ConformancePool } from '../../src/cli/conformance-pool.js';
 import type { Results } from '../../src/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
@@ -15,6 +16,16 @@ import { bootstrap, startReference, type ReferenceServer } from '../helpers/refe
 /** The conformance command in a child process, with extra environment; exit code, output and results.json. */
 function conformance(args: string[], { env = {}, timeoutMs = 180_000 }: { env?: Record<string, string>; timeoutMs?: number } = {}) {
   return runConformanceChild(['--seed', '3', ...args], timeoutMs, mkdtempSync(join(tmpdir(), 'conformance-targets-')), env);
+}
+
+/**
+ * The runs whose outcome is their results (not the command's own output) go through a pool of processes
+ * that run command line after command line: no node, tsx and module graph to pay for each.
+ */
+const pool = new ConformancePool(2);
+afterAll(() => pool.close());
+function pooled(args: string[]) {
+  return pool.run(['--seed', '3', ...args], 240_000, mkdtempSync(join(tmpdir(), 'conformance-targets-')));
 }
 
 const statusOf = (results: Results | undefined) => Object.fromEntries((results?.requirements ?? []).map((r) => [r.id, r.status]));
@@ -99,7 +110,7 @@ describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
 
 describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   it('--target stdio --only stdio: the repository\'s proxy passes every stdio requirement', async () => {
-    const run = await conformance(['--target', 'stdio', '--only', 'stdio']);
+    const run = await pooled(['--target', 'stdio', '--only', 'stdio']);
     expect(run.results, run.stderr).toBeDefined();
     expect(failures(run.results)).toEqual([]);
     expect(run.results!.target.kind).toBe('stdio');
@@ -108,7 +119,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   });
 
   it('the faithful variant of the broken proxy passes too (the faults below are the only difference)', async () => {
-    const run = await conformance(['--target', 'stdio', '--only', 'stdio', '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY}`]);
+    const run = await pooled(['--target', 'stdio', '--only', 'stdio', '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY}`]);
     expect(failures(run.results), run.stderr).toEqual([]);
     expect(statusOf(run.results)).toEqual(Object.fromEntries(STDIO.map((id) => [id, 'pass'])));
     expect(run.code).toBe(0);
@@ -116,7 +127,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
 
   // The stdio requirements are proven failable here: --mutant wraps the HTTP server only.
   it.each(STDIO_FAULTS.map((f) => [f.fault, f] as const))('a proxy with the fault "%s" is caught', async (_name, f) => {
-    const run = await conformance(['--target', 'stdio', '--only', f.violates, '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY} --fault ${f.fault}`]);
+    const run = await pooled(['--target', 'stdio', '--only', f.violates, '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY} --fault ${f.fault}`]);
     expect(run.results, run.stderr).toBeDefined();
     const level = CATALOG.find((r) => r.id === f.violates)!.level;
     expect(statusOf(run.results)[f.violates], `${f.fault} (${f.description})`).toBe(level === 'MUST' ? 'fail' : 'warn');
@@ -128,7 +139,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   });
 });
 
-describe('the generic profile (--mcp-url)', { timeout: 240_000 }, () => {
+describe.concurrent('the generic profile (--mcp-url)', { timeout: 240_000 }, () => {
   let plain: { url: string; close: () => Promise<void> };
   let reference: ReferenceServer;
   let key: string;
@@ -141,7 +152,7 @@ describe('the generic profile (--mcp-url)', { timeout: 240_000 }, () => {
   });
 
   it('runs against a plain MCP server: the SDK client interop checks pass and only generic requirements are reported', async () => {
-    const run = await conformance(['--mcp-url', plain.url, '--only', 'interop']);
+    const run = await pooled(['--mcp-url', plain.url, '--only', 'interop']);
     expect(failures(run.results), run.stderr).toEqual([]);
     const ids = run.results!.requirements.map((r) => r.id);
     expect(ids.sort()).toEqual(GENERIC.filter((id) => id.startsWith('interop')));
@@ -151,14 +162,14 @@ describe('the generic profile (--mcp-url)', { timeout: 240_000 }, () => {
   });
 
   it('the whole generic subset against a plain MCP server reports exactly the generic requirements', async () => {
-    const run = await conformance(['--mcp-url', plain.url]);
+    const run = await pooled(['--mcp-url', plain.url]);
     expect(run.results, run.stderr).toBeDefined();
     expect(run.results!.requirements.map((r) => r.id).sort()).toEqual(GENERIC);
     expect([0, 1]).toContain(run.code);
   });
 
   it('runs the whole generic subset against the reference endpoint with --header: exit 0', async () => {
-    const run = await conformance(['--mcp-url', reference.mcpUrl, '--header', `Authorization: Bearer ${key}`]);
+    const run = await pooled(['--mcp-url', reference.mcpUrl, '--header', `Authorization: Bearer ${key}`]);
     expect(failures(run.results), run.stderr).toEqual([]);
     expect(run.results!.requirements.map((r) => r.id).sort()).toEqual(GENERIC);
     expect(JSON.stringify(run.results)).not.toContain(key);

@@ -4,25 +4,28 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
-import { defaultProfile, runConformance, type RunOptions } from '../../src/run.js';
+import { defaultProfile } from '../../src/run.js';
+import { ConformancePool } from '../../src/cli/conformance-pool.js';
 import { failingRows, describeRows } from '../helpers/variant-verdict.js';
 
 /**
  * The mirror of the mutation test: each faithful variant differs from the reference only where the
  * description allows, and the harness, pointed at it as a user points it at a deployment (url target,
  * the default url profile, auto revision detection, the keys the variant hands out), must say it conforms,
- * or fail exactly on the variant's documented deviations. One variant at a time: each run is 20-40 s of a
- * full suite on a shared machine.
+ * or fail exactly on the variant's documented deviations. The variants run side by side, each run in a
+ * process of the pool (a run waits out its variant's rate limits far more than it computes).
  */
 const reports = mkdtempSync(join(tmpdir(), 'variants-'));
 let keepReports = false;
+const pool = new ConformancePool(3);
 
-afterAll(() => {
+afterAll(async () => {
+  await pool.close();
   // Reports of a failed run stay for a look at their results.json (the path is in the failure message).
   if (!keepReports) rmSync(reports, { recursive: true, force: true });
 });
 
-describe('faithful variants', () => {
+describe.concurrent('faithful variants', () => {
   it('each is named once, says which sentence allows it, and documents only known requirement ids', () => {
     expect(new Set(VARIANTS.map((v) => v.name)).size).toBe(VARIANTS.length);
     const ids = new Set(CATALOG.map((r) => r.id));
@@ -37,27 +40,18 @@ describe('faithful variants', () => {
     const server = await v.start();
     const reportDir = join(reports, name);
     try {
-      const options: RunOptions = {
-        target: 'url',
-        baseUrl: server.baseUrl,
-        headers: {},
-        ...(server.keys && { apiKey: server.keys.apiKey, otherKey: server.keys.otherKey, revokedKey: server.keys.revokedKey }),
-        // What a user pointing the harness at a deployment gets without --profile.
-        profile: defaultProfile('url', { baseUrl: server.baseUrl }),
-        protocol: 'auto',
-        only: [],
-        strict: false,
-        baseline: [],
-        reportDir,
-        seed: 20260728,
-        timeoutMs: 10_000,
-      };
-      const results = await runConformance(options);
+      // What a user pointing the harness at a deployment gets without --profile: the url target's defaults.
+      const keys = server.keys ? ['--api-key', server.keys.apiKey, '--other-key', server.keys.otherKey, '--revoked-key', server.keys.revokedKey] : [];
+      const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, ...keys, '--seed', '20260728', '--timeout', '10000'], 300_000, reportDir);
+      expect(run.results, run.stderr).toBeDefined();
+      const results = run.results!;
+      expect(results.profile).toBe(defaultProfile('url', { baseUrl: server.baseUrl }));
       const failing = failingRows(results);
       const message = `${name} (${v.description}); reports in ${reportDir}\n${describeRows(failing)}`;
       if (failing.map((r) => r.id).sort().join() !== [...v.expected.failing].sort().join() || results.exitCode !== v.expected.exitCode) keepReports = true;
       expect(failing.map((r) => r.id).sort(), message).toEqual([...v.expected.failing].sort());
       expect(results.exitCode, message).toBe(v.expected.exitCode);
+      expect(run.code, message).toBe(v.expected.exitCode);
     } catch (err) {
       keepReports = true;
       throw err;
