@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on servers and child processes: three at a time on two cores (the default here is one).
+    maxWorkers: 3,
   },
 });
