@@ -6,6 +6,7 @@ import type { TargetInfo } from '../target-info.js';
 import { isObject } from '../tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
+import { bundled } from '../interop/bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,7 +16,8 @@ export interface StdioRunOptions {
 }
 
 /** The repository's own proxy; `node` is this very node binary. */
-export const DEFAULT_STDIO_COMMAND = 'node --import tsx fixtures/reference-server/stdio-proxy/main.ts';
+const DEFAULT_STDIO_ENTRY = 'fixtures/reference-server/stdio-proxy/main.ts';
+export const DEFAULT_STDIO_COMMAND = `node --import tsx ${DEFAULT_STDIO_ENTRY}`;
 
 /**
  * The stdio target: an HTTP target (the embedded reference server, or `--base-url`) plus a command speaking
@@ -34,6 +36,16 @@ export async function prepareStdio(http: PreparedTarget, commandLine = DEFAULT_S
   } catch (err) {
     await http.close();
     throw err;
+  }
+  // The repository's own proxy runs bundled: `node --import tsx` costs about a second of CPU per session,
+  // and the stdio suite starts a dozen sessions (src/interop/bundle.ts rebuilds the bundle when a source changes).
+  if (commandLine === DEFAULT_STDIO_COMMAND) {
+    try {
+      args = [await bundled(DEFAULT_STDIO_ENTRY, 'stdio-proxy')];
+    } catch (err) {
+      await http.close();
+      throw err;
+    }
   }
   const env: Record<string, string> = { CANVAS_MCP_URL: http.info.mcpUrl };
   if (http.info.apiKey) env.CANVAS_API_KEY = http.info.apiKey;

@@ -9,6 +9,7 @@ import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.j
 import { CATALOG } from '../../src/catalog/index.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { bundled } from '../../src/interop/bundle.js';
 import type { Results } from '../../src/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
@@ -109,6 +110,13 @@ describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
 });
 
 describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
+  // The broken proxy bundled, as the run bundles the repository's own (src/interop/bundle.ts): tsx would cost
+  // a second of CPU in each of the dozen sessions a run starts.
+  let broken: string;
+  beforeAll(async () => {
+    broken = `node ${await bundled(STDIO_BROKEN_PROXY, 'stdio-broken-proxy')}`;
+  });
+
   it('--target stdio --only stdio: the repository\'s proxy passes every stdio requirement', async () => {
     const run = await pooled(['--target', 'stdio', '--only', 'stdio']);
     expect(run.results, run.stderr).toBeDefined();
@@ -119,7 +127,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   });
 
   it('the faithful variant of the broken proxy passes too (the faults below are the only difference)', async () => {
-    const run = await pooled(['--target', 'stdio', '--only', 'stdio', '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY}`]);
+    const run = await pooled(['--target', 'stdio', '--only', 'stdio', '--stdio-command', broken]);
     expect(failures(run.results), run.stderr).toEqual([]);
     expect(statusOf(run.results)).toEqual(Object.fromEntries(STDIO.map((id) => [id, 'pass'])));
     expect(run.code).toBe(0);
@@ -127,7 +135,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
 
   // The stdio requirements are proven failable here: --mutant wraps the HTTP server only.
   it.each(STDIO_FAULTS.map((f) => [f.fault, f] as const))('a proxy with the fault "%s" is caught', async (_name, f) => {
-    const run = await pooled(['--target', 'stdio', '--only', f.violates, '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY} --fault ${f.fault}`]);
+    const run = await pooled(['--target', 'stdio', '--only', f.violates, '--stdio-command', `${broken} --fault ${f.fault}`]);
     expect(run.results, run.stderr).toBeDefined();
     const level = CATALOG.find((r) => r.id === f.violates)!.level;
     expect(statusOf(run.results)[f.violates], `${f.fault} (${f.description})`).toBe(level === 'MUST' ? 'fail' : 'warn');
