@@ -5,104 +5,32 @@ import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node'
 import { startBroker } from './budget/broker.js';
 import { sumSpent, takeSpent } from './budget/tally.js';
 import { CATALOG } from './catalog/index.js';
-import type { Revision } from './catalog/types.js';
 import { McpSession } from './mcp-session.js';
 import { loadProfile, type Profile } from './profile.js';
-import { referenceLimitsInForce, resolveRunLimits, type LimitsOption } from './limits.js';
+import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, SUITE_WORKERS, type RunOptions } from './run-options.js';
+import { referenceLimitsInForce, resolveRunLimits } from './limits.js';
 import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
-import { QUICK_BUDGET, type PropertyBudget } from './property.js';
+import { QUICK_BUDGET } from './property.js';
 import { aggregate, decide, type Consumption, type Results } from './results.js';
 import { conformanceSecrets, writeReports } from './reports/index.js';
-import type { Secrets } from './kit/scrub.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
 import { detectRevisionsWithEvidence } from './targets/detect-revisions.js';
 import { openRunSession } from './targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
-import { CLIENT_IDS, type ClientId } from './interop/clients.js';
+import { CLIENT_IDS } from './interop/clients.js';
 import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
-import type { ConformanceProgress } from './progress.js';
 import { suiteFiles } from './suite-selection.js';
 import { countSearches, timeBoxOf } from './properties/searches.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
-export interface RunOptions {
-  target: 'embedded' | 'url' | 'container' | 'stdio';
-  baseUrl?: string;
-  mcpUrl?: string;
-  headers: Record<string, string>;
-  apiKey?: string;
-  /** A live key of a second workspace (`--other-key`), for the isolation rows without bootstrap. */
-  otherKey?: string;
-  revokedKey?: string;
-  mailboxUrl?: string;
-  /**
-   * Bootstrap requests the run may send (`--bootstrap-budget`): each may create a workspace and mail a
-   * human on the deployment. Default: DEFAULT_BOOTSTRAP_BUDGET for deployments, unbounded on the embedded target.
-   */
-  bootstrapBudget?: number;
-  /** Time the whole run may spend waiting out 429s (`--wait-budget`, ms; default DEFAULT_WAIT_BUDGET_MS). */
-  waitBudgetMs?: number;
-  /** Declared limits of the run's key's plan (`--limits`) and of `--other-key`'s (`--other-limits`), over the profile's. */
-  limits?: { key?: LimitsOption; other?: LimitsOption };
-  profile: string;
-  protocol: 'auto' | Revision;
-  only: string[];
-  strict: boolean;
-  /** Requirement ids expected to fail. */
-  baseline: string[];
-  reportDir: string;
-  seed: number;
-  /** Property checks' budget (default: the quick, time-boxed CI mode) and a counterexample to replay. */
-  property?: PropertyBudget;
-  timeoutMs: number;
-  /** Stdio target: the command speaking MCP over stdio (default: the repo's own proxy). */
-  stdioCommand?: string;
-  /** The SDK clients of the interop matrix (`--clients`); absent: all. Rows of the others are not selected. */
-  clients?: ClientId[];
-  /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
-  mutant?: string;
-  /** Extra suites to include (glob relative to the repo root); the default is every suite. */
-  suites?: string[];
-  /** Writes junit.xml and summary.md beside results.json, then report.html through `composeReportHtml` (the CLI does; by default only results.json). */
-  writeReports?: boolean;
-  /**
-   * Writes report.html of the report directory from the runs it holds (src/report-folder's writeReportHtml):
-   * that layer sits above the harness, so the CLI hands it in. Called with the run's secrets.
-   */
-  composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
-  /** The command line that reproduces this run, for replay hints (keys never included). */
-  replayBase?: string;
-  /** Live progress on stderr (src/progress.ts): fed by the run's vitest reporter hooks, scrubbed with the run's secrets. */
-  progress?: ConformanceProgress;
-}
-
-/**
- * A deployment's default bootstrap budget: the keys of two workspaces, one shared reply for the reply
- * checks, a key to burst with, a workspace to fill to its cap, one body per bad-body check, and a few runs of
- * the bootstrap properties. Back to back, two runs stay within a bootstrap burst of 30 (the reference's
- * default), so neither sees a 429 of the other's making.
- */
-export const DEFAULT_BOOTSTRAP_BUDGET = 16;
-export const DEFAULT_WAIT_BUDGET_MS = 60_000;
-/**
- * Suite files run side by side (vitest worker threads) on a server the harness started: its limits are set
- * for the suites. On a deployment one at a time, as before: side by side they trip its production rate limits
- * (an SDK client's connect refused with 429, streams served one after another), which would be false failures.
- */
-export const SUITE_WORKERS = { owned: 4, deployment: 1 } as const;
-
-/** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
-export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {
-  if (urls.mcpUrl) return 'generic';
-  return target === 'url' || (target === 'stdio' && urls.baseUrl) ? 'service' : 'reference';
-}
+export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, SUITE_WORKERS, type RunOptions } from './run-options.js';
 
 /** Ids selected by --only (exact ids or prefixes); empty selects all. */
 export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { REVISIONS } from '../catalog/types.js';
 import { ConformanceProgress } from '../progress.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
-import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from '../run.js';
+import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from '../run-options.js';
 import { writeReportHtml } from '../report-folder/compose.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { parseCommandLine } from '../kit/command-line.js';

@@ -1,7 +1,6 @@
 import { join, resolve } from 'node:path';
 import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js';
 import { githubAnnotations } from '../reports/github.js';
-import { runConformance } from '../run.js';
 import { describeConsumption } from '../reports/consumption.js';
 import { describeSearches } from '../reports/property-text.js';
 import { main } from '../kit/main.js';
@@ -17,6 +16,8 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   secrets = conformanceSecrets(options);
   if (!quiet) console.error(scrubLine(startLine, secrets));
   // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
+  // Loaded once the command line is read: vitest and the harness take a second to load, bad usage need not wait.
+  const { runConformance } = await import('../run.js');
   const results = await runConformance(options);
   const t = results.totals;
   if (quiet) {

@@ -1,0 +1,84 @@
+import type { Revision } from './catalog/types.js';
+import type { LimitsOption } from './limits.js';
+import type { PropertyBudget } from './property.js';
+import type { Secrets } from './kit/scrub.js';
+import type { ClientId } from './interop/clients.js';
+import type { ConformanceProgress } from './progress.js';
+
+/**
+ * A run's options and their defaults, apart from the run itself (src/run.ts): the command line reads them
+ * without loading vitest and the suites, so that bad usage is answered at once.
+ */
+
+export interface RunOptions {
+  target: 'embedded' | 'url' | 'container' | 'stdio';
+  baseUrl?: string;
+  mcpUrl?: string;
+  headers: Record<string, string>;
+  apiKey?: string;
+  /** A live key of a second workspace (`--other-key`), for the isolation rows without bootstrap. */
+  otherKey?: string;
+  revokedKey?: string;
+  mailboxUrl?: string;
+  /**
+   * Bootstrap requests the run may send (`--bootstrap-budget`): each may create a workspace and mail a
+   * human on the deployment. Default: DEFAULT_BOOTSTRAP_BUDGET for deployments, unbounded on the embedded target.
+   */
+  bootstrapBudget?: number;
+  /** Time the whole run may spend waiting out 429s (`--wait-budget`, ms; default DEFAULT_WAIT_BUDGET_MS). */
+  waitBudgetMs?: number;
+  /** Declared limits of the run's key's plan (`--limits`) and of `--other-key`'s (`--other-limits`), over the profile's. */
+  limits?: { key?: LimitsOption; other?: LimitsOption };
+  profile: string;
+  protocol: 'auto' | Revision;
+  only: string[];
+  strict: boolean;
+  /** Requirement ids expected to fail. */
+  baseline: string[];
+  reportDir: string;
+  seed: number;
+  /** Property checks' budget (default: the quick, time-boxed CI mode) and a counterexample to replay. */
+  property?: PropertyBudget;
+  timeoutMs: number;
+  /** Stdio target: the command speaking MCP over stdio (default: the repo's own proxy). */
+  stdioCommand?: string;
+  /** The SDK clients of the interop matrix (`--clients`); absent: all. Rows of the others are not selected. */
+  clients?: ClientId[];
+  /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
+  mutant?: string;
+  /** Extra suites to include (glob relative to the repo root); the default is every suite. */
+  suites?: string[];
+  /** Writes junit.xml and summary.md beside results.json, then report.html through `composeReportHtml` (the CLI does; by default only results.json). */
+  writeReports?: boolean;
+  /**
+   * Writes report.html of the report directory from the runs it holds (src/report-folder's writeReportHtml):
+   * that layer sits above the harness, so the CLI hands it in. Called with the run's secrets.
+   */
+  composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
+  /** The command line that reproduces this run, for replay hints (keys never included). */
+  replayBase?: string;
+  /** Live progress on stderr (src/progress.ts): fed by the run's vitest reporter hooks, scrubbed with the run's secrets. */
+  progress?: ConformanceProgress;
+}
+
+/**
+ * A deployment's default bootstrap budget: the keys of two workspaces, one shared reply for the reply
+ * checks, a key to burst with, a workspace to fill to its cap, one body per bad-body check, and a few runs of
+ * the bootstrap properties. Back to back, two runs stay within a bootstrap burst of 30 (the reference's
+ * default), so neither sees a 429 of the other's making.
+ */
+export const DEFAULT_BOOTSTRAP_BUDGET = 16;
+export const DEFAULT_WAIT_BUDGET_MS = 60_000;
+/**
+ * Suite files run side by side (vitest worker threads) on a server the harness started: its limits are set
+ * for the suites. On a deployment one at a time, as before: side by side they trip its production rate limits
+ * (an SDK client's connect refused with 429, streams served one after another), which would be false failures.
+ */
+export const SUITE_WORKERS = { owned: 4, deployment: 1 } as const;
+
+/** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
+export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {
+  if (urls.mcpUrl) return 'generic';
+  return target === 'url' || (target === 'stdio' && urls.baseUrl) ? 'service' : 'reference';
+}
+
