@@ -152,6 +152,10 @@ export async function runConformance(options: RunOptions): Promise<Results> {
       // another file could see (the same records, seed for seed, either way).
       maxWorkers: harnessServer ? SUITE_WORKERS.owned : SUITE_WORKERS.deployment,
       isolate: false,
+      // Transformed modules cached on disk (node_modules/.experimental-vitest-cache), keyed by each file's
+      // content, vitest's version and config, written atomically: a run need not transform the harness again
+      // (0.12 s of each narrow run, 20 %, in the pools of the harness's tests).
+      experimental: { fsModuleCache: true },
       testTimeout: 60_000,
       sequence: { seed: options.seed, sequencer: MatrixLast },
     }, { server: { watch: null } });
