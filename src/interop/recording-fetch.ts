@@ -3,6 +3,7 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
+import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -14,6 +15,11 @@ export interface RecordingFetch {
   fetch: (input: string | URL, init?: RequestInit) => Promise<Response>;
   /** Waits (bounded) for the recorded copies to end; streams still open then are cut and marked `closed: false`. */
   settle(ms?: number): Promise<void>;
+  /**
+   * Why a request was given up on with 429 (the run's wait budget spent, or 429 after 429): the SDK then saw
+   * the 429, and what it failed on says nothing of the service. Undefined while every 429 was waited out.
+   */
+  rateLimited(): string | undefined;
 }
 
 /** A fetch for the SDK's transport that records every exchange into `log` (the check's wire log), `secrets` redacted. */
@@ -76,8 +82,27 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[]): Rec
     reading.add(task);
     return res;
   };
+  // Like every check's wire client (src/wire/client.ts): a 429 is waited out as the deployment says, within
+  // the run's wait budget, and the request sent again; the SDK sees it only when the harness gives up.
+  let gaveUp: string | undefined;
+  const paced = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const replayable = init?.body === undefined || init.body === null || typeof init.body === 'string';
+    const bucket = bucketOf(String(input), Object.fromEntries(new Headers(init?.headers).entries()));
+    for (let attempt = 0; ; attempt++) {
+      await pacer.before(bucket);
+      const res = await recorded(input, init);
+      const { giveUp } = await pacer.after(bucket, res.status, Object.fromEntries(res.headers.entries()));
+      if (res.status !== 429 || !replayable) return res;
+      if (giveUp || attempt >= MAX_RETRIES) {
+        gaveUp = `${new URL(String(input)).pathname} answered 429 and ${giveUp ?? `${attempt + 1} times in a row despite waiting as told`}`;
+        return res;
+      }
+      await res.body?.cancel().catch(() => {});
+    }
+  };
   return {
-    fetch: recorded,
+    fetch: paced,
+    rateLimited: () => gaveUp,
     async settle(ms = 1_000) {
       await Promise.race([Promise.all(reading), new Promise((r) => setTimeout(r, ms))]);
       for (const stop of stops) stop();
