@@ -79,6 +79,20 @@ class Pacer {
     addSpent({ rateLimited: 1 });
     return {};
   }
+
+  /**
+   * Learns from the reply to attempt `attempt` (0 first) of a request to `url` and says what comes next:
+   * take the reply, send again (a 429 waited out; `before` waits), or give up with the reason a rate-limited
+   * check is not testable. The one rule of every request a check sends, through the wire client or an SDK.
+   */
+  async next(bucket: string, url: string, attempt: number, status: number, headers: Record<string, string>): Promise<{ again: boolean; limited?: string }> {
+    const { giveUp } = await this.after(bucket, status, headers);
+    if (status !== 429) return { again: false };
+    const path = new URL(url).pathname;
+    if (giveUp) return { again: false, limited: `${path} answered 429 and ${giveUp}` };
+    if (attempt >= MAX_RETRIES) return { again: false, limited: `${path} answered 429 ${attempt + 1} times in a row despite waiting as told` };
+    return { again: true };
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

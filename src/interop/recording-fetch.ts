@@ -3,7 +3,7 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
-import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
+import { bucketOf, pacer } from '../budget/pacer.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -91,10 +91,10 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[]): Rec
     for (let attempt = 0; ; attempt++) {
       await pacer.before(bucket);
       const res = await recorded(input, init);
-      const { giveUp } = await pacer.after(bucket, res.status, Object.fromEntries(res.headers.entries()));
+      const { again, limited } = await pacer.next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()));
       if (res.status !== 429 || !replayable) return res;
-      if (giveUp || attempt >= MAX_RETRIES) {
-        gaveUp = `${new URL(String(input)).pathname} answered 429 and ${giveUp ?? `${attempt + 1} times in a row despite waiting as told`}`;
+      if (!again) {
+        gaveUp = limited;
         return res;
       }
       await res.body?.cancel().catch(() => {});

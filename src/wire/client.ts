@@ -1,5 +1,5 @@
 import { request as undiciRequest } from 'undici';
-import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
+import { bucketOf, pacer } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, NotTestable } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
@@ -75,10 +75,9 @@ export class WireClient {
         if (attempt === 0 && isStaleConnection(err) && !req.signal?.aborted) continue;
         throw err;
       }
-      const { giveUp } = await pacer.after(bucket, res.status, res.headers);
-      if (res.status !== 429) return res;
-      if (giveUp) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 and ${giveUp}`);
-      if (attempt >= MAX_RETRIES) throw new NotTestable(`rate limited: ${new URL(url).pathname} answered 429 ${attempt + 1} times in a row despite waiting as told`);
+      const { again, limited } = await pacer.next(bucket, url, attempt, res.status, res.headers);
+      if (limited) throw new NotTestable(`rate limited: ${limited}`);
+      if (!again) return res;
       // Sent again once pacer.before has waited out the bucket the 429 held.
     }
   }

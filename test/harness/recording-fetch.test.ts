@@ -48,6 +48,6 @@ describe('the recording fetch of the SDK checks', () => {
     const res = await recorder.fetch(`${base}/always`, { method: 'POST', body: '{}', headers: { authorization: 'Bearer k2' } });
     expect(res.status).toBe(429);
     expect(log).toHaveLength(MAX_RETRIES + 1);
-    expect(recorder.rateLimited()).toBe(`/always answered 429 and ${MAX_RETRIES + 1} times in a row despite waiting as told`);
+    expect(recorder.rateLimited()).toBe(`/always answered 429 ${MAX_RETRIES + 1} times in a row despite waiting as told`);
   });
 });
