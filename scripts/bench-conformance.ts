@@ -7,6 +7,7 @@ import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 import type { Results } from '../src/results.js';
+import { searchTotals } from '../src/reports/property-text.js';
 
 const FIGURES = join(fileURLToPath(new URL('.', import.meta.url)), 'figures', 'conformance.json');
 const TARGET_S = 10;
@@ -31,15 +32,6 @@ function checksOf(r: Results): number {
   return new Set(r.requirements.flatMap((x) => x.checks.map((c) => `${c.suite} ${c.name} ${c.revision ?? ''}`))).size;
 }
 
-/** Property runs per second of searching, over the run's searches. */
-function runsPerSecond(r: Results): number {
-  const searches = new Map<string, { runs: number; timeMs: number }>();
-  for (const x of r.requirements) for (const c of x.checks) if (c.property) searches.set(`${c.property.id} ${c.revision ?? ''}`, c.property);
-  const runs = [...searches.values()].reduce((n, p) => n + p.runs, 0);
-  const ms = [...searches.values()].reduce((n, p) => n + p.timeMs, 0);
-  return ms > 0 ? (runs * 1000) / ms : 0;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const change = (now: number, then: number) => `${now >= then ? '+' : ''}${(((now - then) / then) * 100).toFixed(0)} %`;
 
@@ -60,7 +52,7 @@ await main({ usage: USAGE }, async () => {
     const r = run.results;
     walls.push(run.durationMs / 1000);
     checks.push(checksOf(r));
-    rates.push(runsPerSecond(r));
+    rates.push(searchTotals(r).runsPerS);
     console.log(`run ${i}/${runs}  ${(run.durationMs / 1000).toFixed(2)} s wall (in the run ${(r.durationMs / 1000).toFixed(2)} s), ${checks.at(-1)} checks, ` +
       `${Math.round(rates.at(-1)!)} property runs/s, ${r.totals.pass} pass, ${r.totals.notTestable} not testable`);
   }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { startBroker } from './budget/broker.js';
 import { sumSpent, takeSpent } from './budget/tally.js';
-import { CATALOG } from './catalog/index.js';
+import { CATALOG, requirement } from './catalog/index.js';
 import { McpSession } from './mcp-session.js';
 import { loadProfile, type Profile } from './profile.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, SUITE_WORKERS, type RunOptions } from './run-options.js';
@@ -102,12 +102,13 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   const detected = await detectRevisionsWithEvidence(target.info);
   target.info.revisions = detected.revisions;
   // The run's search time split evenly among the searches of its selection, known before any suite loads.
-  const budgetMs = target.info.property.budgetMs;
-  const propertyBudget = budgetMs === undefined || target.info.property.replay ? undefined : (() => {
-    const searches = countSearches((id) => CATALOG.some((r) => r.id === id && selected(r)), detected.revisions);
-    return { budgetMs, searches, timeBoxMs: timeBoxOf(budgetMs, searches) };
-  })();
-  if (propertyBudget) target.info.property = { ...target.info.property, timeLimitMs: propertyBudget.timeBoxMs };
+  const { budgetMs, replay } = target.info.property;
+  let propertyBudget: Results['propertyBudget'];
+  if (budgetMs !== undefined && !replay) {
+    const searches = countSearches((id) => selected(requirement(id)), detected.revisions);
+    propertyBudget = { budgetMs, searches, timeBoxMs: timeBoxOf(budgetMs, searches) };
+    target.info.property = { ...target.info.property, timeLimitMs: propertyBudget.timeBoxMs };
+  }
   if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   const session = await openRunSession(target.info);
   // Every key, token and session id the run holds is known now, before the first progress line.

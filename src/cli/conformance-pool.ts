@@ -1,10 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Results } from '../results.js';
-import type { ChildRun } from './spawn-conformance.js';
+import { readResults, type ChildRun } from './spawn-conformance.js';
 
 export interface PoolRequest { id: number; args: string[] }
 export interface PoolReply { id: number; code: number; error?: string }
@@ -37,13 +36,7 @@ export class ConformancePool {
       this.queue.push({ request, timeoutMs, settle });
       this.dispatch();
     });
-    let results: Results | undefined;
-    try {
-      results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Results;
-    } catch {
-      results = undefined;
-    }
-    return { code: reply.code, stdout: '', stderr: reply.error ?? '', results, reportDir, durationMs: Math.round(performance.now() - started) };
+    return { code: reply.code, stdout: '', stderr: reply.error ?? '', results: readResults(reportDir), reportDir, durationMs: Math.round(performance.now() - started) };
   }
 
   async close(): Promise<void> {

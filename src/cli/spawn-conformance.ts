@@ -17,11 +17,14 @@ export async function runConformanceChild(args: string[], timeoutMs = 120_000, r
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   clearTimeout(timer);
-  let results: Results | undefined;
+  return { code, stdout, stderr, results: readResults(reportDir), reportDir, durationMs: Math.round(performance.now() - started) };
+}
+
+/** The results.json a run wrote to its report directory; undefined when it wrote none (exit 2). */
+export function readResults(reportDir: string): Results | undefined {
   try {
-    results = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Results;
+    return JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as Results;
   } catch {
-    results = undefined;
+    return undefined;
   }
-  return { code, stdout, stderr, results, reportDir, durationMs: Math.round(performance.now() - started) };
 }

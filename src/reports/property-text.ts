@@ -16,17 +16,25 @@ export function runsText(p: PropertyRecord): string {
   return `${p.runs} of ${p.runsRequested} runs${p.interrupted ? ' (time box)' : ''}`;
 }
 
-/** The run's searches taken together: how many, their runs and time, and the budget they shared. */
-export function describeSearches(results: Results): string | undefined {
+/**
+ * The run's searches taken together (a search checking several rows counted once, one per revision it ran
+ * under): how many, their runs, their time, and runs per second of searching.
+ */
+export function searchTotals(results: Results): { searches: number; runs: number; timeMs: number; runsPerS: number } {
   const seen = new Map<string, PropertyRecord>();
   for (const r of results.requirements) for (const c of r.checks) if (c.property) seen.set(`${c.property.id} ${c.revision ?? ''}`, c.property);
-  if (seen.size === 0) return undefined;
-  const searches = [...seen.values()];
-  const runs = searches.reduce((n, p) => n + p.runs, 0);
-  const ms = searches.reduce((n, p) => n + p.timeMs, 0);
+  const runs = [...seen.values()].reduce((n, p) => n + p.runs, 0);
+  const timeMs = [...seen.values()].reduce((n, p) => n + p.timeMs, 0);
+  return { searches: seen.size, runs, timeMs, runsPerS: timeMs > 0 ? (runs * 1000) / timeMs : 0 };
+}
+
+/** The run's searches taken together, and the budget they shared, in a line. */
+export function describeSearches(results: Results): string | undefined {
+  const t = searchTotals(results);
+  if (t.searches === 0) return undefined;
   const b = results.propertyBudget;
   const budget = b ? `; budget ${formatSeconds(b.budgetMs)} over ${b.searches} searches, a ${b.timeBoxMs} ms time box each` : '';
-  return `${searches.length} searches, ${runs} runs in ${formatSeconds(ms)} of searching (${ms > 0 ? Math.round((runs * 1000) / ms) : 0} runs/s)${budget}`;
+  return `${t.searches} searches, ${t.runs} runs in ${formatSeconds(t.timeMs)} of searching (${Math.round(t.runsPerS)} runs/s)${budget}`;
 }
 
 const formatSeconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
