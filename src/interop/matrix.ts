@@ -7,11 +7,10 @@ import { pacer } from '../budget/pacer.js';
 import type { TargetInfo } from '../target-info.js';
 import { WireClient } from '../wire/client.js';
 import { redact } from '../wire/redact.js';
-import { DEFAULT_STDIO_COMMAND, splitCommandLine } from '../targets/stdio.js';
+import { ownProxyCommand } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from './clients.js';
-import { bundled } from './bundle.js';
 import { startRecordingProxy } from './recording-proxy.js';
 import { runClient, type ClientRun } from './run-client.js';
 
@@ -134,17 +133,12 @@ async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<strin
 }
 
 /**
- * The stdio command the clients spawn: the target's (--target stdio); on the embedded target, the repository's
- * proxy, bundled (the default command, `node --import tsx`, costs a second of CPU per start).
+ * The stdio command the clients spawn: the target's (--target stdio, where the repository's own proxy is
+ * already its bundle); on the embedded target, the repository's proxy, bundled (src/targets/stdio.ts).
  */
 async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; where: string } | undefined> {
-  const own = (cmd: string[]) => cmd.join(' ') === [process.execPath, ...splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1)].join(' ');
-  const proxy = async () => [process.execPath, await bundled('fixtures/reference-server/stdio-proxy/main.ts', 'stdio-proxy')];
-  if (c.target.stdio) {
-    const cmd = [c.target.stdio.command, ...c.target.stdio.args];
-    return { command: own(cmd) ? await proxy() : cmd, where: 'the target\'s stdio command' };
-  }
-  return c.target.kind === 'embedded' ? { command: await proxy(), where: 'the repository\'s stdio proxy, pointed at the embedded server' } : undefined;
+  if (c.target.stdio) return { command: [c.target.stdio.command, ...c.target.stdio.args], where: 'the target\'s stdio command' };
+  return c.target.kind === 'embedded' ? { command: await ownProxyCommand(), where: 'the repository\'s stdio proxy, pointed at the embedded server' } : undefined;
 }
 
 /**

@@ -20,6 +20,14 @@ const DEFAULT_STDIO_ENTRY = 'fixtures/reference-server/stdio-proxy/main.ts';
 export const DEFAULT_STDIO_COMMAND = `node --import tsx ${DEFAULT_STDIO_ENTRY}`;
 
 /**
+ * The repository's own proxy as the harness runs it: bundled, on this node. `node --import tsx` costs about a
+ * second of CPU per start, and a run starts a dozen (src/interop/bundle.ts rebuilds the bundle when a source changes).
+ */
+export async function ownProxyCommand(): Promise<[string, string]> {
+  return [process.execPath, await bundled(DEFAULT_STDIO_ENTRY, 'stdio-proxy')];
+}
+
+/**
  * The stdio target: an HTTP target (the embedded reference server, or `--base-url`) plus a command speaking
  * MCP over stdio that is pointed at it through its environment (CANVAS_MCP_URL, CANVAS_API_KEY; the key
  * lives only there, never in the arguments). The HTTP suites keep running against the HTTP side, so one
@@ -37,11 +45,10 @@ export async function prepareStdio(http: PreparedTarget, commandLine = DEFAULT_S
     await http.close();
     throw err;
   }
-  // The repository's own proxy runs bundled: `node --import tsx` costs about a second of CPU per session,
-  // and the stdio suite starts a dozen sessions (src/interop/bundle.ts rebuilds the bundle when a source changes).
-  if (commandLine === DEFAULT_STDIO_COMMAND) {
+  // The repository's own proxy, however its command line is spaced, runs bundled.
+  if (command === process.execPath && args.join(' ') === splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1).join(' ')) {
     try {
-      args = [await bundled(DEFAULT_STDIO_ENTRY, 'stdio-proxy')];
+      [command, ...args] = await ownProxyCommand();
     } catch (err) {
       await http.close();
       throw err;
