@@ -59,6 +59,10 @@ COPY fixtures/smtp-sink ./fixtures/smtp-sink
 COPY src/kit ./src/kit
 USER node
 EXPOSE 8080
+# What the image was built from (src/targets/image-fingerprint.ts): the container target skips a build
+# whose fingerprint the tagged image already carries. Last, so that a new value rebuilds only this layer.
+ARG SOURCE_FINGERPRINT=unknown
+LABEL org.canvas-harness.fingerprint=${SOURCE_FINGERPRINT}
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes
 # cleanly on it). Compose overrides this command for the balancer and sink.
 CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "fixtures/reference-server/main.ts", "--host", "0.0.0.0", "--port", "8080"]
