@@ -65,22 +65,36 @@ export function readCommandLine<T>(options: MainOptions, read: () => T): T {
   }
 }
 
+let signalCode: number | undefined;
+
+/**
+ * Says that a signal handler is cleaning up and will exit with `code` (130, 143). Until it does, main() exits
+ * with nothing else: what the cleanup cuts off (an image build whose engine it stops) fails, and that failure
+ * is the signal's doing, not an error of the run (exit 2, "error: read ECONNRESET").
+ */
+export function endingOnSignal(code: number): void {
+  signalCode = code;
+}
+
 /**
  * Runs a command's body and exits with its verdict. A body that returns undefined keeps the process
  * running (a server); errors thrown later, from a callback or an unhandled rejection, still end it here.
  */
 export async function main(options: MainOptions, body: () => Promise<number | void> | number | void): Promise<void> {
   // Only when nothing else listens: a library that handles its own (vitest's runner does) keeps doing so.
+  const fail = (err: unknown) => {
+    if (signalCode === undefined) die(err, options);
+  };
   for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     process.on(event, (err: unknown) => {
-      if (process.listenerCount(event) === 1) die(err, options);
+      if (process.listenerCount(event) === 1) fail(err);
     });
   }
-  let code: number | void;
+  let code: number | void = undefined;
   try {
     code = await body();
   } catch (err) {
-    die(err, options);
+    fail(err);
   }
-  if (code !== undefined) process.exit(code);
+  if (code !== undefined && signalCode === undefined) process.exit(code);
 }

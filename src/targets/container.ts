@@ -12,6 +12,7 @@ import { freePort } from '../kit/free-port.js';
 import { CONTAINER_SETUP_HINT, engineGet, ensureContainerEngine } from './container-engine.js';
 import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
+import { endingOnSignal } from '../kit/main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGE = 'localhost/canvas-reference:conformance';
@@ -99,6 +100,7 @@ function closeOnSignal(close: () => Promise<void>): () => void {
     // and leaves the rest to the exit hooks.
     if (process.listeners(signal).some((l) => l !== onSignal && !passive(l as (...args: unknown[]) => void))) return;
     const code = signal === 'SIGINT' ? 130 : 143;
+    endingOnSignal(code);
     void Promise.race([close(), new Promise((r) => setTimeout(r, 15_000).unref())]).finally(() => process.exit(code));
   };
   process.on('SIGINT', onSignal);

@@ -60,7 +60,7 @@ describe('main() in a process of its own', () => {
   const script = join(dir, 'command.mts');
   // A command whose body does what its one argument says.
   writeFileSync(script, `
-import { main } from ${JSON.stringify(join(ROOT, 'src/kit/main.ts'))};
+import { endingOnSignal, main } from ${JSON.stringify(join(ROOT, 'src/kit/main.ts'))};
 import { UsageError } from ${JSON.stringify(join(ROOT, 'src/kit/options.ts'))};
 const what = process.argv[2];
 await main({ usage: 'Usage: command <what>', scrub: (text) => text.replaceAll(${JSON.stringify(SECRET)}, '[REDACTED]') }, async () => {
@@ -70,6 +70,20 @@ await main({ usage: 'Usage: command <what>', scrub: (text) => text.replaceAll(${
   if (what === 'type-error') return (undefined as unknown as { key: string }).key.length;
   if (what === 'secret') throw new Error('upstream said: ${SECRET}\\nand more');
   if (what === 'key') throw new Error('refused ${KEY}');
+  if (what === 'signal') {
+    // A SIGTERM handler cleans up for 200 ms, then exits 143; the work its cleanup cuts off (an interval
+    // stands for an image build) fails meanwhile.
+    const work = setInterval(() => {}, 1000);
+    let cutOff = () => {};
+    process.on('SIGTERM', () => {
+      endingOnSignal(143);
+      cutOff();
+      setTimeout(() => process.exit(143), 200);
+    });
+    setTimeout(() => process.kill(process.pid, 'SIGTERM'), 50);
+    await new Promise((resolve, reject) => { cutOff = () => { clearInterval(work); reject(new Error('read ECONNRESET')); }; });
+    return 0;
+  }
   if (what === 'later') {
     // A server's body returns nothing; a rejection nobody awaits still ends the process through main().
     setTimeout(() => void Promise.reject(new RangeError('late ${SECRET}')), 10);
@@ -111,4 +125,10 @@ await main({ usage: 'Usage: command <what>', scrub: (text) => text.replaceAll(${
     expect(debug.stderr).toMatch(/^error: Cannot read properties of undefined[^\n]*\nTypeError: /);
     expect(debug.stderr).toMatch(STACK_LINE);
   }, 60_000);
+
+  it('a signal handler that is cleaning up decides the exit: what its cleanup cuts off is not an error (exit 143, no line)', async () => {
+    const signal = await run('signal');
+    expect(signal.code, signal.stderr).toBe(143);
+    expect(signal.stderr).toBe('');
+  }, 30_000);
 });
