@@ -6,7 +6,9 @@ import { expectValidLoad } from './load-schema.js';
 import { readReport, reportText, runLoad } from './load-run.js';
 
 // The regression gate against a stored baseline, end to end. schedule-preview's latency is the reference's
-// fixed streaming delays, so its throughput and p99 barely move between two runs on a busy machine.
+// fixed streaming delays, so its throughput and p99 move little between two runs, but not nothing: beside
+// the rest of npm test on two cores, a 2 s run's p99 once came out 77.5 % above the first's. The tolerance
+// of the passing case is wide on purpose; the failing case shows the gate bites.
 
 const root = mkdtempSync(join(tmpdir(), 'load-baseline-'));
 const args = (dir: string) => ['--scenario', 'schedule-preview', '--duration', '2', '--connections', '3', '--report-dir', dir, '--quiet'];
@@ -42,9 +44,9 @@ describe('the baseline regression gate', () => {
     expect(reportText(dir, 'load.md')).toMatch(/\| schedule-preview \|.*\| req\/s −\d+(\.\d)? % \(1000000000\)/);
   }, 90_000);
 
-  it('passes against its own earlier run with a loose tolerance', async () => {
+  it('passes against its own earlier run with a wide tolerance', async () => {
     const dir = join(root, 'against-itself');
-    const run = await runLoad([...args(dir), '--baseline', join(first, 'load.json'), '--threshold', 'regression<=50%', '--threshold', 'errors==0']);
+    const run = await runLoad([...args(dir), '--baseline', join(first, 'load.json'), '--threshold', 'regression<=400%', '--threshold', 'errors==0']);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     const report = readReport(dir);
     expectValidLoad(report);
