@@ -120,30 +120,23 @@ function removeWithPodman(id: string): void {
   }
 }
 
-/**
- * The fingerprint of what the build would use, or undefined when the base image cannot be inspected here (it
- * would be pulled): then the image is built, as before. Building sends the whole context, node_modules
- * included, and the engine hashes it: 13 s on a quiet 2-core machine, for every container run.
- */
-async function currentFingerprint(buildArgs: Record<string, string>): Promise<string | undefined> {
+/** The engine's description of a local image, or undefined when there is none (or no engine to ask). */
+async function inspectImage(name: string) {
   const { getContainerRuntimeClient, ImageName } = await import('testcontainers');
   try {
-    const base = await (await getContainerRuntimeClient()).image.inspect(ImageName.fromString(buildArgs.BASE_IMAGE!));
-    return imageFingerprint(ROOT, buildArgs, base.Id);
+    return await (await getContainerRuntimeClient()).image.inspect(ImageName.fromString(name));
   } catch {
     return undefined;
   }
 }
 
-/** The fingerprint label of the image already tagged IMAGE, if there is one. */
-async function builtFingerprint(): Promise<string | undefined> {
-  const { getContainerRuntimeClient, ImageName } = await import('testcontainers');
-  try {
-    const image = await (await getContainerRuntimeClient()).image.inspect(ImageName.fromString(IMAGE));
-    return image.Config?.Labels?.[FINGERPRINT_LABEL] ?? undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Whether the image tagged IMAGE was built from what this build would use. Building sends the whole context,
+ * node_modules included, and the engine hashes it: 13 s on a quiet 2-core machine, for every container run.
+ * Without a local base image (it would be pulled) there is no fingerprint, and the image is built as before.
+ */
+async function upToDate(fingerprint: string | undefined): Promise<boolean> {
+  return fingerprint !== undefined && (await inspectImage(IMAGE))?.Config?.Labels?.[FINGERPRINT_LABEL] === fingerprint;
 }
 
 async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): Promise<{ container: StartedTestContainer; baseUrl: string }> {
@@ -154,8 +147,14 @@ async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): P
 
   const buildArgs = { BASE_IMAGE: baseImage, NODE_MODULES: nodeModules };
   const t = performance.now();
-  const fingerprint = await currentFingerprint(buildArgs);
-  if (fingerprint && (await builtFingerprint()) === fingerprint) {
+  const base = await inspectImage(baseImage);
+  let fingerprint: string | undefined;
+  try {
+    fingerprint = base && imageFingerprint(ROOT, buildArgs, base.Id);
+  } catch {
+    // An input it cannot read (no node_modules/.package-lock.json): build, as before.
+  }
+  if (await upToDate(fingerprint)) {
     log(`image ${IMAGE} is up to date (built from the same sources, arguments and base image), not rebuilt`);
   } else {
     try {
