@@ -10,7 +10,7 @@ import { redact } from '../wire/redact.js';
 import { ownProxyCommand } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
-import { CLIENT_IDS, CLIENTS, type ClientId } from './clients.js';
+import { CLIENTS, type ClientId } from './clients.js';
 import { startRecordingProxy } from './recording-proxy.js';
 import { runClient, type ClientRun } from './run-client.js';
 
