@@ -41,18 +41,13 @@ export async function prepareStdio(http: PreparedTarget, commandLine = DEFAULT_S
     if (!command) throw new TargetError('--stdio-command is empty');
     if (command === 'node') command = process.execPath;
     if (!findExecutable(command)) throw new TargetError(`--stdio-command: "${command}" is not an executable file or a command on PATH`);
+    // The repository's own proxy, however its command line is spaced, runs bundled.
+    if (command === process.execPath && args.join(' ') === splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1).join(' ')) {
+      [command, ...args] = await ownProxyCommand();
+    }
   } catch (err) {
     await http.close();
     throw err;
-  }
-  // The repository's own proxy, however its command line is spaced, runs bundled.
-  if (command === process.execPath && args.join(' ') === splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1).join(' ')) {
-    try {
-      [command, ...args] = await ownProxyCommand();
-    } catch (err) {
-      await http.close();
-      throw err;
-    }
   }
   const env: Record<string, string> = { CANVAS_MCP_URL: http.info.mcpUrl };
   if (http.info.apiKey) env.CANVAS_API_KEY = http.info.apiKey;
