@@ -59,6 +59,11 @@ export interface RunOptions {
   replayBase?: string;
   /** Live progress on stderr (src/progress.ts): fed by the run's vitest reporter hooks, scrubbed with the run's secrets. */
   progress?: ConformanceProgress;
+  /**
+   * The suites' worker threads outlive the run, for the next run of this process (src/suite-threads/pool.ts):
+   * set by the conformance pool's processes, which run one narrow run after another.
+   */
+  keepSuiteThreads?: boolean;
 }
 
 /**

@@ -25,6 +25,7 @@ import { CLIENT_IDS } from './interop/clients.js';
 import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { suiteFiles } from './suite-selection.js';
+import { keptSuiteThreads } from './suite-threads/pool.js';
 import { countSearches, timeBoxOf } from './properties/searches.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -145,7 +146,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
         },
       }, ...(options.progress ? [options.progress.reporter()] : [])],
       provide: { target: target.info, only: options.only },
-      pool: 'threads',
+      pool: options.keepSuiteThreads ? keptSuiteThreads : 'threads',
       // The suites wait on the target far more than they compute: four workers keep two cores busy (one
       // worker, the default here, ran the groups one after another). The suite files of a worker share one
       // module graph (isolate: false): the harness's modules, fast-check's arbitraries and ajv's compiled

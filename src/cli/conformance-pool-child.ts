@@ -23,8 +23,8 @@ async function runOne(request: PoolRequest): Promise<PoolReply> {
   let secrets = new Secrets();
   try {
     const { options } = parseConformanceArgs(request.args, (raw) => (secrets = raw));
-    // No progress lines: nobody reads this process's stderr line by line.
-    return { id: request.id, code: (await runConformance({ ...options, progress: undefined })).exitCode };
+    // No progress lines: nobody reads this process's stderr line by line. The suites' threads serve the next run.
+    return { id: request.id, code: (await runConformance({ ...options, progress: undefined, keepSuiteThreads: true })).exitCode };
   } catch (err) {
     return { id: request.id, code: 2, error: describeFailure(err, { usage: '', scrub: (text) => scrubLine(text, secrets) }, {}).text.trim() };
   }
