@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readResults, type ChildRun } from './spawn-conformance.js';
+import { CONFORMANCE_NODE_ARGS, readResults, type ChildRun } from './spawn-conformance.js';
 
 export interface PoolRequest { id: number; args: string[] }
 export interface PoolReply { id: number; code: number; error?: string }
@@ -63,7 +63,7 @@ export class ConformancePool {
   }
 
   private start(slot: number): Worker {
-    const child = fork(CHILD, [], { execArgv: ['--max-semi-space-size=32', '--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(CHILD, [], { execArgv: CONFORMANCE_NODE_ARGS, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     const worker: Worker = { child, stderr: '' };
     const finish = (reply: PoolReply): void => {
       const job = worker.job;
