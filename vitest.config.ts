@@ -10,7 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // A test file's process serves the next file (its imports stay loaded; the file itself runs afresh):
     // a new process per file spent ~0.33 s of CPU loading vitest and the harness again (48 small files:
-    // 31.9 -> 16.0 CPU-s). No test file changes state another could see (mocks, globals, process.env).
+    // 31.9 -> 16.0 CPU-s). The files leave nothing another depends on: no mocks, no fake timers, no globals;
+    // the one write to process.env (reference-container.test) sets what the container target sets anyway.
     isolate: false,
     // Most files wait on servers and child processes: three at a time on two cores (the default here is one).
     maxWorkers: 3,

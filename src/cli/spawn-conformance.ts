@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { TSX_IMPORTS } from '../kit/tsx-imports.js';
 import type { Results } from '../results.js';
 
 /** node's arguments for the conformance command, as package.json's "conformance" script gives them. */
-export const CONFORMANCE_NODE_ARGS = ['--max-semi-space-size=32', '--import', fileURLToPath(new URL('./conformance-preload.mjs', import.meta.url)), '--import', 'tsx'];
+export const CONFORMANCE_NODE_ARGS = ['--max-semi-space-size=32', ...TSX_IMPORTS];
 
 export interface ChildRun { code: number | null; stdout: string; stderr: string; results?: Results; reportDir: string; durationMs: number }
 

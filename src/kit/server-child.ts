@@ -1,6 +1,7 @@
 /** The parent side: spawn a server child (`node --import tsx <script>`), wait for its URL, ask its CPU time, stop it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
+import { TSX_IMPORTS } from './tsx-imports.js';
 
 export interface ServerChild {
   readonly name: string;
@@ -39,7 +40,7 @@ function post(child: ChildProcess, message: ToChild): void {
 
 export function spawnServerChild(options: SpawnOptions): Promise<ServerChild> {
   const { name } = options;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX_IMPORTS, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
 
 // Statelessness under load: the compose file's two replicas (one SQLite file) behind its round-robin
 // balancer, loaded with `npm run load` through the balancer. "The server keeps no session state. A fresh
@@ -34,7 +35,7 @@ async function upstreamCounts(): Promise<number[]> {
 /** `npm run load` through the balancer with a key in the environment (never on the command line). */
 async function load(apiKey: string, reportDir: string, seconds: number): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'load/cli/load.ts', '--target', 'url', '--base-url', BALANCER,
+    const { stdout, stderr } = await run(process.execPath, [...TSX_IMPORTS, 'load/cli/load.ts', '--target', 'url', '--base-url', BALANCER,
       '--scenario', 'mix', '--duration', String(seconds), '--connections', '8', '--threshold', 'errors==0', '--report-dir', reportDir, '--quiet'],
     { cwd: ROOT, env: { ...env, MCP_API_KEY: apiKey }, timeout: 60_000 });
     return { code: 0, stdout, stderr };

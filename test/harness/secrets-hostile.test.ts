@@ -11,6 +11,7 @@ import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { conformanceSecrets } from '../../src/reports/index.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';
+import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
 
 /*
  * One redaction boundary (issue 13, part 5): everything a run records passes one scrubber before any writer
@@ -104,10 +105,10 @@ function expectNoSecret(o: Outputs, secrets: string[]): void {
   }
 }
 
-/** `node --import tsx <script> <args>` (no shell: nothing re-quoted), as the package scripts run. */
+/** `node <TSX_IMPORTS> <script> <args>` (no shell: nothing re-quoted), as the package scripts run. */
 function runNode(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, MCP_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+    execFile(process.execPath, [...TSX_IMPORTS, script, ...args], { cwd: ROOT, env: { ...process.env, MCP_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
 
 // `npm run probe:rate-limit` through main(): only a verdict exits 0 or 1; bad usage exits 2 with the usage,
 // an unreachable target or an error inside the probe 2 with one scrubbed line, never a stack trace.
@@ -16,7 +17,7 @@ interface Run { code: number; stdout: string; stderr: string }
 
 function probe(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'load/cli/probe-rate-limit.ts', ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
+    execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

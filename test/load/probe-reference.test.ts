@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { mintKey } from '../../fixtures/reference-server/keys.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
+import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
 
 // `npm run probe:rate-limit` against the reference server configured with known limits: the probe must
 // recover them within 10 %, find Retry-After present and honest, and see keys isolated. Each run is
@@ -20,7 +21,7 @@ interface Run { code: number; stdout: string; stderr: string; result: ProbeResul
 
 function probe(args: string[], reportDir: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', 'load/cli/probe-rate-limit.ts', ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       try {
         const files = Object.fromEntries(readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), 'utf8')]));
@@ -137,7 +138,7 @@ describe('probe command line', () => {
     for (const args of [['--max-rate', '0'], ['--max-time', '1000'], ['--target', 'ftp'], ['--tolerance', 'x'], ['--plan', 'nope'], ['--target', 'url'],
       ['--base-url', 'http://127.0.0.1:1', '--plan', 'probe'], ['--api-key', 'cnv_live_x'], ['--start-rate', '100', '--max-rate', '50'], ['--mutant', 'no-such-mutant'], ['--bogus']]) {
       const out = await new Promise<{ code: number; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', 'load/cli/probe-rate-limit.ts', ...args], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
+        execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
       });
       expect(out.code, args.join(' ')).toBe(2);
       expect(out.stderr, args.join(' ')).toMatch(/^error: /);
@@ -148,7 +149,7 @@ describe('probe command line', () => {
   it('refuses a non-loopback target without --allow-remote, and an unreachable one, with exit 2', async () => {
     for (const [args, message] of [[['--base-url', 'http://10.255.255.1:8080', '--api-key', 'k'], /not a loopback address/], [['--base-url', 'http://127.0.0.1:9', '--api-key', 'k'], /did not answer/]] as const) {
       const out = await new Promise<{ code: number; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', 'load/cli/probe-rate-limit.ts', ...args, '--report-dir', join(dir, 'refused')], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
+        execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args, '--report-dir', join(dir, 'refused')], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
       });
       expect(out.code, args.join(' ')).toBe(2);
       expect(out.stderr).toMatch(message);

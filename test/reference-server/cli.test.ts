@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../../fixtures/reference-server/app.js';
+import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
 
 const tsx = (script: string, args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', `fixtures/reference-server/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
+  spawnSync(process.execPath, [...TSX_IMPORTS, `fixtures/reference-server/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
 const dir = mkdtempSync(join(tmpdir(), 'ref-cli-'));
 
 describe('admin command', () => {
@@ -58,7 +59,7 @@ describe('admin command', () => {
 
 describe('reference server command', () => {
   it('prints its base URL and serves', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/reference-server/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TSX_IMPORTS, 'fixtures/reference-server/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));
@@ -73,7 +74,7 @@ describe('reference server command', () => {
 
   it('takes the public base URL from --public-base-url or PUBLIC_BASE_URL, and binds 0.0.0.0 reachably', async () => {
     for (const [args, env] of [[['--public-base-url', 'https://canvas.example.com'], {}], [[], { PUBLIC_BASE_URL: 'https://canvas.example.com' }]] as const) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      const child = spawn(process.execPath, [...TSX_IMPORTS, 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
       try {
         const url = await new Promise<string>((resolve, reject) => {
           child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));
@@ -115,7 +116,7 @@ describe('balancer and SMTP sink commands', () => {
     ['smtp-sink/main.ts', ['--http-port', ''], /^error: --http-port must be a whole number from 0 to 65535 \(got ""\)\n\nUsage: /],
     ['smtp-sink/main.ts', ['--smtp-port', '70000'], /^error: --smtp-port must be from 0 to 65535/],
   ])('%s %j exits 2 with the message', (script, args, message) => {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', `fixtures/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
+    const res = spawnSync(process.execPath, [...TSX_IMPORTS, `fixtures/${script}`, ...args], { encoding: 'utf8', timeout: 30_000 });
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
   });
