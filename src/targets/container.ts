@@ -139,11 +139,15 @@ async function upToDate(fingerprint: string | undefined): Promise<boolean> {
   return fingerprint !== undefined && (await inspectImage(IMAGE))?.Config?.Labels?.[FINGERPRINT_LABEL] === fingerprint;
 }
 
-async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): Promise<{ container: StartedTestContainer; baseUrl: string }> {
+/**
+ * The reference image built from the repository's Dockerfile, unless the image tagged IMAGE already was built
+ * from the same sources, arguments and base image. Returns its tag.
+ */
+export async function ensureReferenceImage(log: (m: string) => void): Promise<string> {
   const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
   const nodeModules = process.env.NODE_MODULES ?? (baseImage.startsWith('localhost/') ? 'host' : 'npm-ci');
   await checkEngine(baseImage);
-  const { GenericContainer, Wait } = await import('testcontainers');
+  const { GenericContainer } = await import('testcontainers');
 
   const buildArgs = { BASE_IMAGE: baseImage, NODE_MODULES: nodeModules };
   const t = performance.now();
@@ -165,13 +169,18 @@ async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): P
     }
     log(`image ${IMAGE} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
+  return IMAGE;
+}
 
+async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): Promise<{ container: StartedTestContainer; baseUrl: string }> {
+  const image = await ensureReferenceImage(log);
+  const { Wait } = await import('testcontainers');
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
   let container;
   try {
-    container = await (await loopbackContainer(IMAGE, [{ container: 8080, host: port }]))
+    container = await (await loopbackContainer(image, [{ container: 8080, host: port }]))
       .withCopyContentToContainer([{ content: JSON.stringify({ ...config, dbPath: DB, publicBaseUrl: baseUrl }), target: CONFIG_PATH, mode: 0o644 }])
       .withCommand(['node', '--max-semi-space-size=32', '--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
       .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))

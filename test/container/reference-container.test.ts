@@ -1,14 +1,15 @@
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureReferenceImage } from '../../src/targets/container.js';
 import { loopbackContainer } from '../../src/targets/loopback-container.js';
 import { bootstrap } from '../helpers/reference.js';
 import { post } from '../helpers/mcp-http.js';
 
-// Builds the repository's Dockerfile and checks that the server in the container
-// answers. Needs a Docker-compatible engine: on machines without Docker, podman's
-// socket (see scripts/). This test fails, never skips, when the engine is missing.
+// Builds the repository's Dockerfile (unless the container target's image was built from the same
+// sources: src/targets/image-fingerprint.ts) and checks that the server in the container answers.
+// Needs a Docker-compatible engine: on machines without Docker, podman's socket (see scripts/).
+// This test fails, never skips, when the engine is missing.
 
 const SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh && scripts/podman-socket.sh start';
 
@@ -17,11 +18,8 @@ process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled here
 process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // test traffic goes to loopback only
 
-// The locally built base by default; users with a registry can pass node:20-bookworm-slim and npm-ci.
+// The locally built base by default; users with a registry can pass node:20-bookworm-slim (and NODE_MODULES=npm-ci).
 const BASE_IMAGE = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
-const NODE_MODULES = process.env.NODE_MODULES ?? (BASE_IMAGE.startsWith('localhost/') ? 'host' : 'npm-ci');
-const IMAGE = 'localhost/canvas-reference:test';
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** GET on the engine's API; rejects when the socket does not answer. */
 function engineGet(path: string): Promise<number> {
@@ -55,21 +53,23 @@ let baseUrl: string;
 
 beforeAll(async () => {
   await checkEngine();
-  const { GenericContainer, Wait } = await import('testcontainers');
+  const { Wait } = await import('testcontainers');
 
   let t = performance.now();
-  // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
-  await GenericContainer.fromDockerfile(REPO_ROOT).withBuildArgs({ BASE_IMAGE, NODE_MODULES }).build(IMAGE, { deleteOnExit: false });
+  // The container target's image: built from the Dockerfile unless the tagged image already was, from the
+  // same sources, arguments and base image (one build per change, not one per test file).
+  let built = '';
+  const image = await ensureReferenceImage((m) => (built = m));
   const buildMs = performance.now() - t;
 
   t = performance.now();
-  container = await (await loopbackContainer(IMAGE, [8080]))
+  container = await (await loopbackContainer(image, [8080]))
     .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
     .withStartupTimeout(60_000)
     .start();
   const startMs = performance.now() - t;
   baseUrl = `http://${container.getHost()}:${container.getMappedPort(8080)}`;
-  console.log(`reference container: image built in ${(buildMs / 1000).toFixed(1)} s, healthy ${(startMs / 1000).toFixed(1)} s after start, at ${baseUrl}`);
+  console.log(`reference container: ${built} (${(buildMs / 1000).toFixed(1)} s), healthy ${(startMs / 1000).toFixed(1)} s after start, at ${baseUrl}`);
 }, 15 * 60_000);
 
 afterAll(async () => {
