@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { runCli } from './run-cli.js';
 
-describe('conformance command: bad input is a clear error with exit 2', () => {
+// Side by side (vitest runs five at a time): one after another, the 28 commands made this file the run's
+// longest (88 s of a clean-clone CI run), mostly each process loading node and the harness.
+describe.concurrent('conformance command: bad input is a clear error with exit 2', { timeout: 90_000 }, () => {
   it.each([
     [['--bogus'], /bogus/],
     [['--target', 'mars'], /--target must be/],
