@@ -12,6 +12,7 @@ import { freePort } from '../kit/free-port.js';
 import { CONTAINER_SETUP_HINT, engineGet, ensureContainerEngine } from './container-engine.js';
 import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
+import { withMachineLock } from './build-lock.js';
 import { endingOnSignal } from '../kit/main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -158,9 +159,12 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
   } catch {
     // An input it cannot read (no node_modules/.package-lock.json): build, as before.
   }
-  if (await upToDate(fingerprint)) {
-    log(`image ${IMAGE} is up to date (built from the same sources, arguments and base image), not rebuilt`);
-  } else {
+  // One build at a time on this machine: a run that waited for another's build finds the image up to date.
+  await withMachineLock('canvas-harness-image-build', (holder) => log(`waiting for another run's build of ${IMAGE} (${holder})`), async () => {
+    if (await upToDate(fingerprint)) {
+      log(`image ${IMAGE} is up to date (built from the same sources, arguments and base image), not rebuilt`);
+      return;
+    }
     try {
       // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
       await GenericContainer.fromDockerfile(ROOT).withBuildArgs({ ...buildArgs, SOURCE_FINGERPRINT: fingerprint ?? 'unknown' }).build(IMAGE, { deleteOnExit: false });
@@ -168,7 +172,7 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
       throw new TargetError(`building the Dockerfile failed: ${(err as Error).message}`);
     }
     log(`image ${IMAGE} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  }
+  });
   return IMAGE;
 }
 
