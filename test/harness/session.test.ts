@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sessionMutants } from '../../fixtures/mutants/session.js';
 import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { isMcp } from '../../fixtures/mutants/intercept.js';
@@ -12,7 +12,7 @@ import { openRunSession } from '../../src/targets/session-lifecycle.js';
 import { WireClient } from '../../src/wire/client.js';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { bootstrap } from '../helpers/reference.js';
-import { runCli } from './run-cli.js';
+import { ConformancePool } from '../../src/cli/conformance-pool.js';
 
 const SESSION_ROWS = CATALOG.filter((r) => r.group === 'session').map((r) => r.id).sort();
 
@@ -92,6 +92,12 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
 });
 
 describe.concurrent('the session rows', () => {
+  // Six runs whose results are what matters: through the conformance pool (the command's verdict and
+  // results, conformance-pool.test), without starting node and the harness six times.
+  const pool = new ConformancePool(2);
+  afterAll(() => pool.close());
+  const runCli = (args: string[]) => pool.run(args);
+
   it('pass on a faithful stateful server', async () => {
     const run = await runCli(['--mutant', 'stateful-sessions', '--only', 'session', '--seed', '1']);
     expect(run.results, run.stderr).toBeDefined();
