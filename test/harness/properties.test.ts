@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConformancePool } from '../../src/cli/conformance-pool.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { expectValid } from '../helpers/results-schema.js';
 import { runCli } from './run-cli.js';
@@ -28,6 +29,12 @@ function replayArgs(replay: string): string[] {
 }
 
 describe.concurrent('property checks', () => {
+  // The first run is the command's (its console names the seed); the others, whose results and exit codes are
+  // what matters, go through a conformance pool (the command's verdict and results: conformance-pool.test).
+  const pool = new ConformancePool(2);
+  afterAll(() => pool.close());
+  const pooled = (args: string[]) => pool.run(args);
+
   it('a failure is shrunk, recorded with seed and path in every report, and its replay reproduces it exactly', async () => {
     const run = await runCli([...MUTANT, '--seed', '7']);
     expect(run.code, run.stderr).toBe(1);
@@ -46,7 +53,7 @@ describe.concurrent('property checks', () => {
     for (const f of ['summary.md', 'junit.xml', 'report.html']) expect(texts[f], f).toContain('property auth-key-edits: failed at run');
     for (const [f, text] of Object.entries(texts)) expect(text, f).not.toMatch(KEY_RE);
 
-    const replay = await runCli(replayArgs(c.replay!));
+    const replay = await pooled(replayArgs(c.replay!));
     expect(replay.code, replay.stderr).toBe(1);
     const again = propertyCheck(replay).property!;
     expect(again.replayed).toBe(p.path);
@@ -55,27 +62,27 @@ describe.concurrent('property checks', () => {
   }, 120_000);
 
   it("the same seed finds the same counterexample, and either run's path replays it", async () => {
-    const [a, b] = await Promise.all([runCli([...MUTANT, '--seed', '11']), runCli([...MUTANT, '--seed', '11'])]);
+    const [a, b] = await Promise.all([pooled([...MUTANT, '--seed', '11']), pooled([...MUTANT, '--seed', '11'])]);
     const found = propertyCheck(a).property!;
     expect(found.counterexample).toBeDefined();
     expect(propertyCheck(b).property!.counterexample).toBe(found.counterexample);
     // The shrink paths themselves may differ: each run bootstraps a key with a random secret, and some edits
     // depend on its characters (one replaced by itself leaves a live key), so a shrink candidate can be judged
     // differently in the two runs (seen once in 3 full runs of npm test). What must hold is that a path, replayed with the seed, gives back the same counterexample.
-    const replay = await runCli(replayArgs(propertyCheck(b).replay!));
+    const replay = await pooled(replayArgs(propertyCheck(b).replay!));
     expect(replay.code, replay.stderr).toBe(1);
     expect(propertyCheck(replay).property!.counterexample).toBe(found.counterexample);
   }, 120_000);
 
   it('deep mode (--runs) runs every run with no time box; the reference passes', async () => {
-    const run = await runCli(['--only', 'auth-unknown-key-401', '--runs', '1500', '--seed', '3']);
+    const run = await pooled(['--only', 'auth-unknown-key-401', '--runs', '1500', '--seed', '3']);
     expect(run.code, run.stderr).toBe(0);
     const p = propertyCheck(run).property!;
     expect(p).toMatchObject({ id: 'auth-any-value', runsRequested: 1500, runs: 1500, interrupted: false });
   }, 120_000);
 
   it('a time box shorter than the search interrupts it and says so', async () => {
-    const run = await runCli(['--only', 'auth-unknown-key-401', '--runs', '100000', '--property-time', '300', '--seed', '3']);
+    const run = await pooled(['--only', 'auth-unknown-key-401', '--runs', '100000', '--property-time', '300', '--seed', '3']);
     expect(run.code, run.stderr).toBe(0);
     const p = propertyCheck(run).property!;
     expect(p.interrupted).toBe(true);
@@ -90,7 +97,7 @@ describe.concurrent('property checks', () => {
     [['--replay', 'auth-key-edits'], /--replay must look like/],
     [['--replay', 'auth-key-edits:1:2'], /--replay needs the --seed/],
   ])('rejects %j with a clear error (exit 2)', async (args, message) => {
-    const run = await runCli(args as string[]);
+    const run = await pooled(args as string[]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
