@@ -73,14 +73,14 @@ class KeptThread implements PoolWorker {
     thread.off('message', this.onStopped);
     // Stopped without vitest's "stopped" answer (a forced stop, a failed teardown): its state is unknown.
     if (!this.stopped) return void (await thread.terminate());
-    const check = leftBehind(thread).then(async (left) => {
+    const check: Promise<void> = leftBehind(thread).then(async (left) => {
       checking.delete(check);
       if (left.length === 0 && idle.length < KEEP_AT_MOST) {
         // After the check's listeners are gone: a listener on the thread's port refs it again.
         thread.unref();
         idle.push(thread);
       } else await thread.terminate();
-    });
+    }).catch(() => void checking.delete(check));
     checking.add(check);
   }
 
