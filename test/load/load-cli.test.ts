@@ -106,7 +106,9 @@ describe('a clean run against the embedded reference', () => {
   });
 });
 
-describe('usage errors exit 2 before any traffic', () => {
+// Side by side (five at a time), as cli.test's: one after another, the 27 commands took 89 s of a
+// clean-clone CI run, mostly each process loading node and the harness.
+describe.concurrent('usage errors exit 2 before any traffic', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['an unknown option', ['--bogus'], /Unknown option '--bogus'/],
     ['an empty scenario selection', ['--scenario', ' , '], /--scenario needs at least one scenario name/],
@@ -142,7 +144,7 @@ describe('usage errors exit 2 before any traffic', () => {
     expect(run.stderr).not.toMatch(/^\s+at /m);
     expect(run.stderr).not.toContain('target:');
     expect(hasReports(dir)).toBe(false);
-  }, 30_000);
+  }, 90_000);
 
   it('refuses a non-loopback target without --allow-remote, before connecting', async () => {
     const dir = join(root, 'remote');
