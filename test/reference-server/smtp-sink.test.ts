@@ -3,14 +3,21 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 let child: ChildProcess;
-const SMTP = 30000 + Math.floor(Math.random() * 5000);
-const HTTP = SMTP + 1;
+let SMTP: number;
+let MESSAGES: string;
 
+// Ports 0: the sink binds free ports and names them (a random fixed port collided with another test's server).
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/smtp-sink/main.ts', '--smtp-port', String(SMTP), '--http-port', String(HTTP)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['--import', 'tsx', 'fixtures/smtp-sink/main.ts', '--smtp-port', '0', '--http-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => d.toString().includes('mails at') && resolve());
-    child.on('exit', (code) => reject(new Error(`smtp-sink exited ${code}`)));
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const ready = /SMTP on port (\d+), mails at (\S+)/.exec(err);
+      if (ready) [SMTP, MESSAGES] = [Number(ready[1]), ready[2]!];
+      if (ready) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`smtp-sink exited ${code}: ${err}`)));
   });
 });
 afterAll(() => child.kill('SIGTERM'));
@@ -23,12 +30,12 @@ it('receives mail and serves it decoded: subject, recipients, plain text of a mu
     text: `Claim it here:\nhttp://127.0.0.1/claim/${'x'.repeat(120)}\nÀ bientôt`,
     html: '<p>html part</p>',
   });
-  const mails = await (await fetch(`http://127.0.0.1:${HTTP}/messages`)).json();
+  const mails = await (await fetch(MESSAGES)).json();
   expect(mails).toHaveLength(1);
   expect(mails[0]).toMatchObject({ to: ['human@example.com'], subject: 'Réclamez « le canevas » 🎨' });
   expect(mails[0].text).toContain(`http://127.0.0.1/claim/${'x'.repeat(120)}`);
   expect(mails[0].text).toContain('À bientôt');
-  expect((await fetch(`http://127.0.0.1:${HTTP}/messages`, { method: 'DELETE' })).status).toBe(200);
-  expect(await (await fetch(`http://127.0.0.1:${HTTP}/messages`)).json()).toEqual([]);
-  expect((await fetch(`http://127.0.0.1:${HTTP}/messages`, { method: 'PUT' })).headers.get('allow')).toBe('GET, DELETE');
+  expect((await fetch(MESSAGES, { method: 'DELETE' })).status).toBe(200);
+  expect(await (await fetch(MESSAGES)).json()).toEqual([]);
+  expect((await fetch(MESSAGES, { method: 'PUT' })).headers.get('allow')).toBe('GET, DELETE');
 });
