@@ -146,7 +146,8 @@ describe.concurrent('usage errors exit 2 before any traffic', () => {
     expect(hasReports(dir)).toBe(false);
   }, 90_000);
 
-  it('refuses a non-loopback target without --allow-remote, before connecting', async () => {
+  // Alone, not beside the cases above: it times the command (an attempt to connect would hang).
+  it.sequential('refuses a non-loopback target without --allow-remote, before connecting', async () => {
     const dir = join(root, 'remote');
     // With a key given, nothing is bootstrapped: a connection attempt to this unroutable address would hang.
     const run = await runLoad(['--target', 'url', '--base-url', 'http://10.255.255.1:9', '--report-dir', dir], { env: { MCP_API_KEY: 'cvs_live_notarealkeynotarealkeynotarealkey' } });
