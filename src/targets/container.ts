@@ -142,7 +142,8 @@ async function upToDate(fingerprint: string | undefined): Promise<boolean> {
 
 /**
  * The reference image built from the repository's Dockerfile, unless the image tagged IMAGE already was built
- * from the same sources, arguments and base image. Returns its tag.
+ * from the same sources, arguments and base image. Returns its tag. Talks to the engine at DOCKER_HOST
+ * (startReferenceContainer sets it from ensureContainerEngine).
  */
 export async function ensureReferenceImage(log: (m: string) => void): Promise<string> {
   const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
@@ -151,7 +152,6 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
   const { GenericContainer } = await import('testcontainers');
 
   const buildArgs = { BASE_IMAGE: baseImage, NODE_MODULES: nodeModules };
-  const t = performance.now();
   const base = await inspectImage(baseImage);
   let fingerprint: string | undefined;
   try {
@@ -165,6 +165,8 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
       log(`image ${IMAGE} is up to date (built from the same sources, arguments and base image), not rebuilt`);
       return;
     }
+    // The build's own time: not the fingerprint's, nor the wait for another run's build.
+    const t = performance.now();
     try {
       // A fixed tag, kept after the run: without ryuk nothing would delete a per-run tag.
       await GenericContainer.fromDockerfile(ROOT).withBuildArgs({ ...buildArgs, SOURCE_FINGERPRINT: fingerprint ?? 'unknown' }).build(IMAGE, { deleteOnExit: false });
