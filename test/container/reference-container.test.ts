@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureReferenceImage } from '../../src/targets/container.js';
@@ -8,51 +7,19 @@ import { post } from '../helpers/mcp-http.js';
 
 // Builds the repository's Dockerfile (unless the container target's image was built from the same
 // sources: src/targets/image-fingerprint.ts) and checks that the server in the container answers.
-// Needs a Docker-compatible engine: on machines without Docker, podman's socket (see scripts/).
-// This test fails, never skips, when the engine is missing.
-
-const SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh && scripts/podman-socket.sh start';
+// Needs a Docker-compatible engine: on machines without Docker, podman's socket (see scripts/ and
+// test/global-setup.ts). This test fails, never skips, when the engine is missing.
 
 // Read by testcontainers when it first connects, so they are set before it is loaded.
 process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled here
 process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // test traffic goes to loopback only
 
-// The locally built base by default; users with a registry can pass node:20-bookworm-slim (and NODE_MODULES=npm-ci).
-const BASE_IMAGE = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
-
-/** GET on the engine's API; rejects when the socket does not answer. */
-function engineGet(path: string): Promise<number> {
-  const socketPath = process.env.DOCKER_HOST!.replace(/^unix:\/\//, '');
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path, timeout: 5000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function checkEngine(): Promise<void> {
-  if (!process.env.DOCKER_HOST!.startsWith('unix://')) return; // a remote engine: let testcontainers report
-  try {
-    const status = await engineGet('/_ping');
-    if (status !== 200) throw new Error(`/_ping answered ${status}`);
-  } catch (err) {
-    throw new Error(`No container engine answers on ${process.env.DOCKER_HOST} (${(err as Error).message}). ${SETUP_HINT}`);
-  }
-  if (BASE_IMAGE.startsWith('localhost/') && (await engineGet(`/images/${encodeURIComponent(BASE_IMAGE)}/json`)) !== 200) {
-    throw new Error(`The base image ${BASE_IMAGE} does not exist. ${SETUP_HINT}`);
-  }
-}
-
 let container: StartedTestContainer | undefined;
 let baseUrl: string;
 
 beforeAll(async () => {
-  await checkEngine();
+  // ensureReferenceImage first asks the engine and the base image, and fails with the setup hint without them.
   const { Wait } = await import('testcontainers');
 
   let t = performance.now();
