@@ -1,4 +1,4 @@
-/** The parent side: spawn a server child (`node --import tsx <script>`), wait for its URL, ask its CPU time, stop it. */
+/** The parent side: spawn a server child (`node <TSX_IMPORTS> <script>`), wait for its URL, ask its CPU time, stop it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
 import { TSX_IMPORTS } from './tsx-imports.js';
@@ -19,7 +19,7 @@ export interface SpawnOptions {
   name: string;
   /** Absolute path of the child's .ts entry. */
   script: string;
-  /** Repository root: the cwd, from which `--import tsx` resolves. */
+  /** Repository root: the cwd, from which tsx resolves. */
   cwd: string;
   nodeArgs?: string[];
   args?: string[];

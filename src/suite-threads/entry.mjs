@@ -19,16 +19,19 @@ port.on('message', (message) => {
 });
 
 /** @type {((message: unknown) => void) | undefined} */
+let initListener;
+/** @type {((message: unknown) => void) | undefined} */
 let runListener;
-let initListening = false;
 
 init({
   post: (response) => port.postMessage(response),
   on: (listener) => {
     // The first listener is init's own; each later one is a run's RPC, which replaces the last run's.
-    if (initListening && runListener) port.off('message', runListener);
-    if (initListening) runListener = listener;
-    initListening = true;
+    if (initListener === undefined) initListener = listener;
+    else {
+      if (runListener) port.off('message', runListener);
+      runListener = listener;
+    }
     port.on('message', listener);
   },
   off: (listener) => port.off('message', listener),
