@@ -16,8 +16,10 @@ export CONTAINERS_CONF="${CONTAINERS_CONF:-$repo_root/.tools/containers/containe
 die() { echo "error: $*" >&2; exit 1; }
 log() { echo "podman-socket: $*" >&2; }
 
+# $1: seconds to wait for the answer. A service that is there but busy (building an image beside a test
+# run) can take seconds; one that is not there refuses at once, so patience costs nothing then.
 answers() {
-  [[ -S "$socket" ]] && curl -sf --max-time 2 --unix-socket "$socket" http://podman/_ping >/dev/null 2>&1
+  [[ -S "$socket" ]] && curl -sf --max-time "${1:-30}" --unix-socket "$socket" http://podman/_ping >/dev/null 2>&1
 }
 
 running_pid() {
@@ -53,7 +55,7 @@ start() {
   nohup podman --runtime runc system service --time=0 "unix://$socket" >"$log_file" 2>&1 &
   echo $! >"$pid_file"
   for _ in $(seq 1 100); do
-    if answers; then
+    if answers 2; then
       log "started (pid $(cat "$pid_file")) on $socket; log: $log_file"
       print_env
       return

@@ -39,8 +39,15 @@ export function decideEngine(found: { dockerHost: string | undefined; defaultSoc
   return { action: 'fail', message: `no container engine answers on ${ours} and podman is not installed. ${CONTAINER_SETUP_HINT}` };
 }
 
+/**
+ * How long an engine may take to answer before it counts as not answering. An absent engine refuses the
+ * connection at once; a busy one (building an image beside a full test run) was measured taking 4 s for an
+ * image inspect on a loaded 2-core machine, and one CI run failed on the old 5 s limit.
+ */
+export const ENGINE_PATIENCE_MS = 30_000;
+
 /** GET on the engine's API over its unix socket: the status; rejects when nothing answers within `timeoutMs`. */
-export function engineGet(socketPath: string, path: string, timeoutMs = 5_000): Promise<number> {
+export function engineGet(socketPath: string, path: string, timeoutMs = ENGINE_PATIENCE_MS): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ socketPath, path, timeout: timeoutMs }, (res) => {
       res.resume();
@@ -53,7 +60,7 @@ export function engineGet(socketPath: string, path: string, timeoutMs = 5_000): 
 }
 
 /** GET /_ping on a unix socket: true when it answers 200 within `timeoutMs`. */
-export function pingSocket(socketPath: string, timeoutMs = 2_000): Promise<boolean> {
+export function pingSocket(socketPath: string, timeoutMs = ENGINE_PATIENCE_MS): Promise<boolean> {
   return engineGet(socketPath, '/_ping', timeoutMs).then((status) => status === 200, () => false);
 }
 

@@ -21,17 +21,16 @@ const DB = '/data/conformance.sqlite';
 const CONFIG_PATH = '/tmp/conformance-config.json';
 export { CONTAINER_SETUP_HINT };
 
-async function checkEngine(baseImage: string): Promise<void> {
-  const host = process.env.DOCKER_HOST!;
+/** The engine at `host` answers, and has the local base image: TargetError with the setup hint otherwise. */
+export async function checkEngine(baseImage: string, host = process.env.DOCKER_HOST!): Promise<void> {
   if (!host.startsWith('unix://')) return; // a remote engine: testcontainers reports its own errors
   const socket = host.slice('unix://'.length);
-  try {
-    const status = await engineGet(socket, '/_ping');
-    if (status !== 200) throw new Error(`/_ping answered ${status}`);
-  } catch (err) {
-    throw new TargetError(`no container engine answers on ${host} (${(err as Error).message}). ${CONTAINER_SETUP_HINT}`);
-  }
-  if (baseImage.startsWith('localhost/') && (await engineGet(socket, `/images/${encodeURIComponent(baseImage)}/json`)) !== 200) {
+  const get = (path: string) => engineGet(socket, path).catch((err: Error) => {
+    throw new TargetError(`no container engine answers on ${host} (${err.message}). ${CONTAINER_SETUP_HINT}`);
+  });
+  const status = await get('/_ping');
+  if (status !== 200) throw new TargetError(`no container engine answers on ${host} (/_ping answered ${status}). ${CONTAINER_SETUP_HINT}`);
+  if (baseImage.startsWith('localhost/') && (await get(`/images/${encodeURIComponent(baseImage)}/json`)) !== 200) {
     throw new TargetError(`the base image ${baseImage} does not exist. ${CONTAINER_SETUP_HINT}`);
   }
 }

@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { decideEngine, ensureContainerEngine, type EngineDeps } from '../../src/targets/container-engine.js';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkEngine } from '../../src/targets/container.js';
+import { decideEngine, ENGINE_PATIENCE_MS, ensureContainerEngine, type EngineDeps } from '../../src/targets/container-engine.js';
 import { TargetError } from '../../src/targets/target.js';
 
 const SOCK = '/tmp/podman.sock';
@@ -69,5 +74,37 @@ describe('ensureContainerEngine', () => {
     await expect(ensureContainerEngine({ env: {}, deps: fakes(false, undefined).deps })).rejects.toThrow(TargetError);
     const failing = { ...fakes(false, '/usr/bin/podman').deps, startService: async () => { throw new Error('exited'); } };
     await expect(ensureContainerEngine({ env: {}, deps: failing })).rejects.toThrow(/did not start.*exited.*setup-containers/);
+  });
+});
+
+describe('a busy engine is waited for, not taken for an absent one', () => {
+  // An engine that answers slowly: the ping after 3 s, the base image's inspect after 6 s. Measured: 4 s for
+  // an inspect while an image builds beside a full test run; the old limits (2 s, 5 s) failed a CI run.
+  let socketPath: string;
+  let server: Server;
+  beforeAll(async () => {
+    socketPath = join(mkdtempSync(join(tmpdir(), 'slow-engine-')), 'engine.sock');
+    server = createServer((req, res) => {
+      const delay = req.url === '/_ping' ? 3_000 : 6_000;
+      setTimeout(() => res.end(req.url === '/_ping' ? 'OK' : '{}'), delay);
+    });
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.concurrent('ensureContainerEngine uses the engine that answers late: it does not try to start another', async () => {
+    const deps: Partial<EngineDeps> = { findPodman: () => '/usr/bin/podman', startService: async () => { throw new Error('started a second service'); } };
+    const engine = await ensureContainerEngine({ env: { PODMAN_SOCKET: socketPath }, deps });
+    expect(engine).toMatchObject({ dockerHost: `unix://${socketPath}`, started: false });
+  }, 20_000);
+
+  it.concurrent('the container target\'s engine check passes on it, base image included', async () => {
+    await expect(checkEngine('localhost/canvas-node-base', `unix://${socketPath}`)).resolves.toBeUndefined();
+  }, 20_000);
+
+  it.concurrent('an engine that is not there still fails at once, with the setup hint', async () => {
+    const t = performance.now();
+    await expect(checkEngine('localhost/canvas-node-base', `unix://${socketPath}.absent`)).rejects.toThrow(/no container engine answers.*setup-containers/);
+    expect(performance.now() - t).toBeLessThan(ENGINE_PATIENCE_MS / 2);
   });
 });

@@ -30,7 +30,8 @@ function pooled(args: string[]) {
 }
 
 const statusOf = (results: Results | undefined) => Object.fromEntries((results?.requirements ?? []).map((r) => [r.id, r.status]));
-const failures = (results: Results | undefined) => (results?.requirements ?? []).filter((r) => r.status === 'fail' || r.status === 'warn')
+// No results at all is a failure too, so the assertion prints the command's stderr.
+const failures = (results: Results | undefined) => !results ? ['no results.json was written'] : results.requirements.filter((r) => r.status === 'fail' || r.status === 'warn')
   .map((r) => `${r.id}: ${r.checks.map((c) => c.message).filter(Boolean).join(' | ')}`);
 const GENERIC = CATALOG.filter((r) => r.generic === true).map((r) => r.id).sort();
 const STDIO = CATALOG.filter((r) => r.group === 'stdio').map((r) => r.id);
@@ -120,7 +121,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   it('--target stdio --only stdio: the repository\'s proxy passes every stdio requirement', async () => {
     const run = await pooled(['--target', 'stdio', '--only', 'stdio']);
     expect(run.results, run.stderr).toBeDefined();
-    expect(failures(run.results)).toEqual([]);
+    expect(failures(run.results), run.stderr).toEqual([]);
     expect(run.results!.target.kind).toBe('stdio');
     expect(statusOf(run.results)).toEqual(Object.fromEntries(STDIO.map((id) => [id, 'pass'])));
     expect(run.code).toBe(0);
