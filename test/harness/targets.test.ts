@@ -81,9 +81,11 @@ describe('command-line parts of the targets', () => {
   });
 });
 
+// Through the pool, which answers an error with what the command prints on stderr: cli.test.ts starts the
+// command itself for its bad input, and the container case below needs an environment of its own.
 describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
   it('--target url with nothing listening exits 2 and says it cannot reach the endpoint', async () => {
-    const run = await conformance(['--target', 'url', '--base-url', 'http://127.0.0.1:1'], { timeoutMs: 60_000 });
+    const run = await pooled(['--target', 'url', '--base-url', 'http://127.0.0.1:1']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/error: cannot reach http:\/\/127\.0\.0\.1:1\/api\/mcp\/v1/);
     expect(run.results).toBeUndefined();
@@ -98,7 +100,7 @@ describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
     [['--target', 'stdio', '--mcp-url', 'http://127.0.0.1:1/mcp'], /not --mcp-url/],
     [['--target', 'container', '--base-url', 'http://127.0.0.1:1'], /runs its own server/],
   ])('%j exits 2 with a clear message', async (args, message) => {
-    const run = await conformance(args, { timeoutMs: 60_000 });
+    const run = await pooled(args);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
   });
