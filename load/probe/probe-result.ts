@@ -19,6 +19,8 @@ export interface StepRow {
   acceptedRate: number;
   throttledShare: number;
   class: StepClass;
+  /** How late the latest request went out, ms: above DISTURBED_LATE_MS the step was run again (twice at most). */
+  maxLateMs: number;
 }
 
 export type StopReason = 'bracketed' | 'no-limit' | 'saturated' | 'time budget' | 'request cap';

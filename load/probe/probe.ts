@@ -21,7 +21,7 @@ import { headerLines, judge, retryAfterLine, yesNo } from './judge.js';
 import type { KeyRing } from './keys.js';
 import type { On429Tally, ProbeResult, StopReason } from './probe-result.js';
 import { probeRetryAfter, type RetryAfterFindings } from './retry-after.js';
-import { bracket, classifyStep, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
+import { bracket, classifyStep, DISTURBED_LATE_MS, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
 import type { LoadTarget } from '../target.js';
 
 export type { ProbeResult, StepRow, StopReason } from './probe-result.js';
@@ -227,6 +227,7 @@ async function stepTheRate(run: ProbeRun, reserveS: () => number): Promise<Stepp
   const { o, client } = run;
   const rules: SteppingRules = { startRate: o.startRate, factor: 2, maxRate: o.maxRate, refineSteps: o.refineSteps, precision: 0.1 };
   const steps: Step[] = [];
+  let repeats = 0;
   for (;;) {
     const next = nextStep(steps, rules);
     if ('done' in next) {
@@ -242,9 +243,20 @@ async function stepTheRate(run: ProbeRun, reserveS: () => number): Promise<Stepp
       o.log(`steps: stopping, the request cap (${o.maxRequests}) is nearly reached`);
       return { steps, stop: 'request cap', noLimitUpTo: undefined };
     }
-    steps.push(await oneStep(run, next, durationS, steps.length + 1));
+    const step = await oneStep(run, next, durationS, steps.length + 1);
+    // A step the probe itself disturbed says nothing about the limit: run it again, twice at most.
+    if (step.maxLateMs > DISTURBED_LATE_MS && repeats < MAX_REPEATS) {
+      repeats++;
+      o.log(`step ${steps.length + 1}: requests went out up to ${Math.round(step.maxLateMs)} ms late (the probe's event loop stalled, and the overdue requests left at once: a burst the limit may refuse); running it again (${repeats} of ${MAX_REPEATS} repeats)`);
+      continue;
+    }
+    if (step.maxLateMs > DISTURBED_LATE_MS) o.log(`step ${steps.length + 1}: still disturbed (${Math.round(step.maxLateMs)} ms late) after ${MAX_REPEATS} repeats: it stands, and the machine running the probe is too busy for a sound measurement`);
+    steps.push(step);
   }
 }
+
+/** Repeats of disturbed steps per probe: each costs a step's requests (and a fresh key where keys are minted). */
+const MAX_REPEATS = 2;
 
 /** One step from a fresh key: its bucket emptied first, so the step measures the refill and not the burst. */
 async function oneStep(run: ProbeRun, next: Extract<NextStep, { rate: number }>, durationS: number, index: number): Promise<Step> {
@@ -409,6 +421,7 @@ function assemble(run: ProbeRun, m: Measured): ProbeResult {
     steps: m.stepping.steps.map((s, i) => ({
       index: i + 1, phase: s.phase, offered: Number(s.offered.toFixed(3)), accepted2xx: s.accepted2xx, throttled429: s.throttled429, other: s.other, notSent: s.notSent,
       durationS: Number(s.durationS.toFixed(3)), acceptedRate: Number(acceptedRate(s).toFixed(3)), throttledShare: Number(throttledShare(s).toFixed(4)), class: s.class,
+      maxLateMs: Math.round(s.maxLateMs),
     })),
     verdicts,
     findings,

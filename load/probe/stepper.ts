@@ -25,7 +25,17 @@ export interface StepOutcome {
   statuses: number[];
   /** The replies, for their fields (in send order, sent ones only). */
   replies: ProbeReply[];
+  /** How late the latest request went out after its scheduled time, ms (the probe's event loop stalling). */
+  maxLateMs: number;
 }
+
+/**
+ * A step whose requests went out this late was disturbed on the probe's side: after a stall the overdue
+ * requests go out at once, a burst that a token bucket may refuse although the offered rate is under its
+ * limit (seen on a loaded 2-core machine: a step at 40 req/s throttled under a 50 req/s limit). Timer jitter
+ * on a quiet machine is a few ms.
+ */
+export const DISTURBED_LATE_MS = 250;
 
 /**
  * Sends `round(rate * durationS)` requests (at least 1) at `(i + 1) / rate` s after now: the first one
@@ -40,12 +50,14 @@ export async function openStep(client: ProbeClient, key: string, rate: number, d
   let next = 0;
   let inFlight = 0;
   let budgetGone = false;
+  let maxLateMs = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = client.now();
       while (next < scheduled && start + ((next + 1) / rate) * 1000 <= now) {
         const i = next++;
         if (budgetGone || inFlight >= maxInFlight) continue; // stays -1: not sent
+        maxLateMs = Math.max(maxLateMs, now - (start + ((i + 1) / rate) * 1000));
         inFlight++;
         pending.push(client.trySend(key).then((r) => {
           inFlight--;
@@ -76,6 +88,7 @@ export async function openStep(client: ProbeClient, key: string, rate: number, d
     other: statuses.filter((s) => s !== -1 && s !== 429 && !is2xx(s)).length,
     statuses,
     replies: replies.filter((r): r is ProbeReply => r !== undefined),
+    maxLateMs,
   };
 }
 
