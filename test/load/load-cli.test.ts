@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOAD_USAGE, readLoadOptions } from '../../load/cli/load-options.js';
 import { UNTHROTTLED } from '../../load/target.js';
+import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { expectValidLoad } from './load-schema.js';
 import { hasReports, readReport, REPORT_FILES, reportText, runLoad } from './load-run.js';
@@ -106,8 +108,8 @@ describe('a clean run against the embedded reference', () => {
   });
 });
 
-// Side by side (five at a time), as cli.test's: one after another, the 27 commands took 89 s of a
-// clean-clone CI run, mostly each process loading node and the harness.
+// The table is judged in this process (commandLineOutcome: the command's option reader, then main()'s
+// describeFailure); the first case after it starts the command itself.
 describe.concurrent('usage errors exit 2 before any traffic', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['an unknown option', ['--bogus'], /Unknown option '--bogus'/],
@@ -135,12 +137,21 @@ describe.concurrent('usage errors exit 2 before any traffic', () => {
     ['a mutant on a url target', ['--base-url', 'http://127.0.0.1:9', '--mutant', 'load-500-every-nth'], /--mutant works with the embedded target only/],
     ['an unknown mutant', ['--mutant', 'nope'], /unknown mutant "nope"; known: .*\bload-500-every-nth\b/],
   ];
-  it.each(cases)('%s', async (_name, args, message) => {
+  it.each(cases)('%s', (_name, args, message) => {
     const dir = join(root, `usage-${Math.random().toString(36).slice(2)}`);
-    const run = await runLoad([...args, '--report-dir', dir]);
+    const run = commandLineOutcome((onSecrets) => readLoadOptions([...args, '--report-dir', dir], onSecrets), LOAD_USAGE);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/^error: [^\n]*\n\nUsage: npm run load/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(hasReports(dir)).toBe(false);
+  });
+
+  it('the command itself: bad usage exits 2 with the message and the usage, before any traffic', async () => {
+    const dir = join(root, 'usage-command');
+    const run = await runLoad(['--duration', '0', '--report-dir', dir]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^error: --duration must be from 1 to 300[^\n]*\n\nUsage: npm run load/);
     expect(run.stderr).not.toMatch(/^\s+at /m);
     expect(run.stderr).not.toContain('target:');
     expect(hasReports(dir)).toBe(false);

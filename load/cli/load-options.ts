@@ -1,0 +1,140 @@
+/**
+ * `npm run load`'s command line: its usage text and the reading of its options, every value checked before
+ * any traffic. Apart from the command (load/cli/load.ts) so that the tests can judge bad input without a
+ * process per case (test/load/load-cli.test.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import { parseCommandLine } from '../../src/kit/command-line.js';
+import { exitStatus } from '../../src/kit/main.js';
+import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
+import type { Secrets } from '../../src/kit/scrub.js';
+import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
+import { BaselineError, readBaseline } from '../report/baseline.js';
+import { loadSecrets } from '../report/load-report.js';
+import type { LoadReport } from '../report/load-results.js';
+import {
+  BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, parseThreshold, thresholdProblem, type Threshold,
+} from '../report/thresholds.js';
+import { CAPS } from '../safety.js';
+import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
+import { LOAD_TARGET_KINDS } from '../target.js';
+
+const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
+
+export const LOAD_USAGE = `Usage: npm run load -- [options]
+
+Load-tests the service with autocannon (closed loop, or a fixed arrival rate), one scenario after the
+other; checks every reply (status, content type, JSON-RPC id and result, progress events of streaming
+calls); gates on thresholds; writes load.json, load.md, load.html and load-junit.xml.
+
+Target (announced on stderr before any traffic)
+  --target embedded|url|container  where to send load (default embedded: the reference server in its own
+                          process, unthrottled; url: --base-url; container: the repository's image via
+                          testcontainers)
+  --base-url <url>        the service's base URL (url target); loopback only unless --allow-remote
+  --api-key <key>         a live key (better: env MCP_API_KEY, a command line shows in ps); default: one
+                          from the bootstrap endpoint (its plan may throttle: a 429 counts as an error)
+  --allow-remote          allow a non-loopback --base-url (load is traffic someone pays for)
+  --mutant <name>         embedded only: a deliberately broken reference (the harness's own tests)
+
+Load
+  --scenario <name>       repeatable or comma-separated (default: ${DEFAULT_SCENARIOS.join(' and ')}); one of
+                          ${SCENARIOS.map((s) => s.name).join(', ')}
+  --duration <s>          seconds of load per scenario, whole seconds (default 10, at most ${CAPS.durationS})
+  --connections <n>       concurrent connections (default 10, at most ${CAPS.connections})
+  --rate <req/s>          fixed overall arrival rate (autocannon's overallRate; default: none, a closed
+                          loop); at most ${CAPS.rate}. Each connection sends its share of a second's
+                          requests one after the other, then waits for the next second: arrivals come in
+                          bursts, and a slow server is not offered the full rate (npm run load:k6 is open-model)
+  --max-requests <n>      stop a scenario after this many requests (default and at most ${CAPS.requests})
+  --quiet                 no progress: by default stderr shows autocannon's progress bar on a terminal,
+                          else a plain line every 2 s (scenario, elapsed, requests sent, responses, errors)
+
+Verdict
+  --threshold <expr>      a gate, repeatable: [scenario:]metric<op>value, op one of < <= > >= ==, e.g.
+                          p99<250  errors==0  rps>=500  error-rate<1%  mix:p99<400ms  regression<=20%
+                          schedule-preview:ttfe-p99<200. Without a scenario it applies to every scenario
+                          (ttfe/ttr: to every streaming one). Metrics: rps; requests; errors (failed
+                          replies, timeouts, connection errors; a 429 is one); error-rate (a fraction, or
+                          with %); p50 p90 p99 max mean (latency, ms); ttfe-p50 ttfe-p90 ttfe-p99 ttfe-max,
+                          ttr-p50 ... ttr-max (streaming: time to first event, to result, ms); regression
+                          (vs --baseline: the larger of the req/s drop and the p99 rise, in %).
+                          Default when no --threshold is given: ${DEFAULT_THRESHOLDS.join(', ')} (and ${DEFAULT_REGRESSION} with
+                          --baseline). ${BUILTIN_THRESHOLD} is always checked.
+  --baseline <load.json>  an earlier run's load.json: compare req/s and p99 (the regression metric)
+
+Run
+  --report-dir <dir>      where the files go (default reports/latest)
+  -h, --help              this help
+
+Latency is each response's own time at microsecond resolution (HDR histogram); an SSE reply's latency
+runs to the end of its stream. Time to first event and to result are measured on the load's own
+streaming replies, through autocannon's per-connection client events.
+
+${exitStatus('every threshold holds', 'a threshold fails')}`;
+
+const fail = (message: string): never => {
+  throw new UsageError(message);
+};
+
+/**
+ * The command line (`args`, default process.argv), every value checked before any traffic. `onSecrets` gets
+ * the key and URL to scrub as soon as they are read: a usage error may quote them.
+ */
+export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets: Secrets) => void) {
+  const { values } = parseCommandLine(LOAD_USAGE, {
+    target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
+    mutant: { type: 'string' }, scenario: { type: 'string', multiple: true }, duration: { type: 'string' }, connections: { type: 'string' },
+    rate: { type: 'string' }, 'max-requests': { type: 'string' }, quiet: { type: 'boolean' }, threshold: { type: 'string', multiple: true },
+    baseline: { type: 'string' }, 'report-dir': { type: 'string' },
+  }, { args });
+  const apiKey = keyOption(values, 'api-key');
+  onSecrets(loadSecrets({ apiKey, baseUrl: values['base-url'] }));
+  const { kind, baseUrl } = targetOption(values, { kinds: LOAD_TARGET_KINDS, baseUrlKinds: ['url'] });
+  const mutant = mutantOption(values.mutant, kind, 'load');
+
+  const names = listOption('--scenario', values.scenario, 'scenario name') ?? DEFAULT_SCENARIOS;
+  const scenarios: Scenario[] = names.map((n) => scenarioByName(n) ?? fail(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(', ')}`));
+
+  const durationS = numberOption('--duration', values.duration, { integer: true, min: 1, max: CAPS.durationS, unit: 'seconds', fallback: 10 });
+  const connections = numberOption('--connections', values.connections, { integer: true, min: 1, max: CAPS.connections, fallback: 10 });
+  const rate = numberOption('--rate', values.rate, { min: 1, max: CAPS.rate });
+  const maxRequests = numberOption('--max-requests', values['max-requests'], { integer: true, min: 1, max: CAPS.requests, fallback: CAPS.requests });
+
+  const thresholdTexts = values.threshold ?? [];
+  let thresholds: Threshold[] = [];
+  try {
+    thresholds = thresholdTexts.length > 0
+      ? thresholdTexts.map((t) => parseThreshold(t, 'option'))
+      : [...DEFAULT_THRESHOLDS, ...(values.baseline ? [DEFAULT_REGRESSION] : [])].map((t) => parseThreshold(t, 'default'));
+  } catch (err) {
+    if (err instanceof ThresholdError) fail(err.message);
+    throw err;
+  }
+  const thresholdIssue = thresholdProblem(thresholds, scenarios, values.baseline !== undefined);
+  if (thresholdIssue) fail(thresholdIssue);
+
+  let baseline: LoadReport | undefined;
+  if (values.baseline !== undefined) {
+    try {
+      baseline = readBaseline(values.baseline);
+    } catch (err) {
+      if (err instanceof BaselineError) fail(err.message);
+      throw err;
+    }
+  }
+
+  const reportDir = values['report-dir'] ?? 'reports/latest';
+  try {
+    mkdirSync(reportDir, { recursive: true });
+  } catch (err) {
+    fail(`--report-dir ${reportDir}: ${(err as Error).message}`);
+  }
+  return {
+    kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests,
+    thresholds, baseline, baselinePath: values.baseline, reportDir, progress: !values.quiet && process.stderr.isTTY === true,
+    progressLines: !values.quiet && process.stderr.isTTY !== true,
+  };
+}
+
+export type LoadOptions = ReturnType<typeof readLoadOptions>;
