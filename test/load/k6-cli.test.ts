@@ -8,6 +8,8 @@ import type { K6LoadReport } from '../../load/k6/summary.ts';
 import { UNTHROTTLED } from '../../load/target.ts';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.ts';
 import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { LOAD_K6_USAGE, readLoadK6Options } from '../../load/cli/load-k6-options.js';
+import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 // `npm run load:k6` for real: k6 (the pinned build in .tools/bin) against the reference server. k6 missing
 // is a failure, never a skip: beforeAll builds it with the project script (about a minute when missing).
@@ -126,21 +128,32 @@ describe('npm run load:k6', () => {
     expectNoKey(run, wrongKey);
   }, 90_000);
 
-  it('exits 2 on bad usage and unsafe targets, before any traffic', async () => {
+  // The table is judged in this process (commandLineOutcome: the command's option reader, then main()'s
+  // describeFailure); the command itself runs for the two cases after it.
+  it.each([
+    [['--scenario', 'nope'], /--scenario: unknown scenario "nope"/],
+    [['--rate', 'fast'], /--rate must be a positive number/],
+    [['--rate', '0'], /--rate must be a positive number/],
+    [['--rate', ''], /--rate must be a positive number \(got ""\)/],
+    [['--vus', '1.5'], /--vus must be a whole number from 1 to 1000/],
+    [['--scenario', ' , '], /--scenario needs at least one scenario name/],
+    [['--duration', '301'], /--duration must be from 1 to 300/],
+    [['--rate', '10000', '--duration', '300'], /requests \(--rate x --duration x scenarios\) must be from 1 to 2000000/],
+    [['--vus', '9', '--max-vus', '3'], /--max-vus \(3\) must be at least --vus \(9\)/],
+    [['--target', 'url'], /--target url needs --base-url/],
+    [['--target', 'url', '--base-url', 'http://127.0.0.1:1', '--mutant', 'progress-dropped'], /--mutant works with the embedded target only/],
+    [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; known: .*\bprogress-dropped\b/],
+  ])('bad usage %j exits 2 with one error line and the usage', (args, message) => {
+    const run = commandLineOutcome((onSecrets) => readLoadK6Options(args, onSecrets), LOAD_K6_USAGE);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr.match(/^error: /gm), run.stderr).toHaveLength(1);
+    expect(run.stderr).toMatch(/^error: [^\n]*\n\nUsage: npm run load:k6/);
+  });
+
+  it('the command itself exits 2 on bad usage and on an unsafe target, before any traffic', async () => {
     const cases: [string[], RegExp][] = [
       [['--bogus'], /Unknown option '--bogus'/],
-      [['--scenario', 'nope'], /--scenario: unknown scenario "nope"/],
-      [['--rate', 'fast'], /--rate must be a positive number/],
-      [['--rate', '0'], /--rate must be a positive number/],
-      [['--rate', ''], /--rate must be a positive number \(got ""\)/],
-      [['--vus', '1.5'], /--vus must be a whole number from 1 to 1000/],
-      [['--scenario', ' , '], /--scenario needs at least one scenario name/],
-      [['--duration', '301'], /--duration must be from 1 to 300/],
-      [['--rate', '10000', '--duration', '300'], /requests \(--rate x --duration x scenarios\) must be from 1 to 2000000/],
-      [['--vus', '9', '--max-vus', '3'], /--max-vus \(3\) must be at least --vus \(9\)/],
-      [['--target', 'url'], /--target url needs --base-url/],
-      [['--target', 'url', '--base-url', 'http://127.0.0.1:1', '--mutant', 'progress-dropped'], /--mutant works with the embedded target only/],
-      [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; known: .*\bprogress-dropped\b/],
       [['--target', 'url', '--base-url', 'http://192.0.2.1:9', '--api-key', 'k'], /not a loopback address/],
     ];
     const runs = await Promise.all(cases.map(([args]) => loadK6(args)));
