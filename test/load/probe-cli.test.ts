@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { PROBE_USAGE, readProbeOptions } from '../../load/cli/probe-options.js';
+import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 // `npm run probe:rate-limit` through main(): only a verdict exits 0 or 1; bad usage exits 2 with the usage,
 // an unreachable target or an error inside the probe 2 with one scrubbed line, never a stack trace.
@@ -25,26 +27,30 @@ function probe(args: string[], env: Record<string, string> = {}, timeoutMs = 30_
 const errorLines = (run: Run) => run.stderr.split('\n').filter((l) => l.startsWith('error: '));
 
 describe('probe command line', () => {
-  it('bad usage exits 2 with the message and the usage, before any traffic', async () => {
-    const cases: [string[], RegExp][] = [
-      [['--max-time', ''], /^error: --max-time must be a number from 5 to 300 seconds \(got ""\)$/m],
-      [['--max-requests=-5'], /^error: --max-requests must be a whole number from 100 to 2000000/m],
-      [['--refine-steps', '1.5'], /^error: --refine-steps must be a whole number from 0 to 10/m],
-      [['--tolerance', '101'], /^error: --tolerance must be from 0 to 100 percent/m],
-      [['--mutant', 'no-such-mutant'], /^error: unknown mutant "no-such-mutant"; known: .*\brate-limit-no-retry-after\b/m],
-      [['--target', 'stdio'], /^error: --target must be embedded, url or container \(got "stdio"\)$/m],
-      [['--sibling-key', ''], /^error: --sibling-key is empty/m],
-      [['--bogus'], /^error: Unknown option '--bogus'/m],
-    ];
-    const runs = await Promise.all(cases.map(([args]) => probe([...args, '--report-dir', join(dir, 'usage')])));
-    runs.forEach((run, i) => {
-      const args = cases[i]![0].join(' ');
-      expect(run.code, `${args}\n${run.stderr}`).toBe(2);
-      expect(run.stderr, args).toMatch(cases[i]![1]);
-      expect(run.stderr, args).toContain('\n\nUsage: npm run probe:rate-limit');
-      expect(errorLines(run), args).toHaveLength(1);
-      expect(run.stderr, args).not.toMatch(/^target: /m);
-    });
+  // The table is judged in this process (commandLineOutcome: the option reader, then main()'s describeFailure).
+  it.each([
+    [['--max-time', ''], /^error: --max-time must be a number from 5 to 300 seconds \(got ""\)$/m],
+    [['--max-requests=-5'], /^error: --max-requests must be a whole number from 100 to 2000000/m],
+    [['--refine-steps', '1.5'], /^error: --refine-steps must be a whole number from 0 to 10/m],
+    [['--tolerance', '101'], /^error: --tolerance must be from 0 to 100 percent/m],
+    [['--mutant', 'no-such-mutant'], /^error: unknown mutant "no-such-mutant"; known: .*\brate-limit-no-retry-after\b/m],
+    [['--target', 'stdio'], /^error: --target must be embedded, url or container \(got "stdio"\)$/m],
+    [['--sibling-key', ''], /^error: --sibling-key is empty/m],
+  ])('bad usage %j exits 2 with the message and the usage', (args, message) => {
+    const run = commandLineOutcome((onSecrets) => readProbeOptions([...args, '--report-dir', join(dir, 'usage')], onSecrets), PROBE_USAGE);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toContain('\n\nUsage: npm run probe:rate-limit');
+    expect(run.stderr.match(/^error: /gm)).toHaveLength(1);
+  });
+
+  it('the command itself: bad usage exits 2 with the message and the usage, before any traffic', async () => {
+    const run = await probe(['--bogus', '--report-dir', join(dir, 'usage')]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^error: Unknown option '--bogus'/m);
+    expect(run.stderr).toContain('\n\nUsage: npm run probe:rate-limit');
+    expect(errorLines(run)).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/^target: /m);
   }, 60_000);
 
   it('an unreachable target exits 2 with one line: no usage, no stack', async () => {
