@@ -15,7 +15,6 @@ if (process.argv.length > 2) {
 }
 const engine = await ensureContainerEngine({ log });
 process.env.DOCKER_HOST = engine.dockerHost;
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 try {
   log(`${await ensureReferenceImage(log)} is ready`);
 } catch (err) {

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
+import { loadTestcontainers } from './testcontainers.js';
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
@@ -53,8 +54,6 @@ export async function startReferenceContainer(config: ConfigOverrides, log: (m: 
   const engine = await ensureContainerEngine({ log });
   // Read by testcontainers when it first connects, so set before it is loaded.
   process.env.DOCKER_HOST = engine.dockerHost;
-  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
-  process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // traffic goes to loopback only
   let container: StartedTestContainer | undefined;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -122,7 +121,7 @@ function removeWithPodman(id: string): void {
 
 /** The engine's description of a local image, or undefined when there is none (or no engine to ask). */
 async function inspectImage(name: string) {
-  const { getContainerRuntimeClient, ImageName } = await import('testcontainers');
+  const { getContainerRuntimeClient, ImageName } = await loadTestcontainers();
   try {
     return await (await getContainerRuntimeClient()).image.inspect(ImageName.fromString(name));
   } catch {
@@ -148,7 +147,7 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
   const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';
   const nodeModules = process.env.NODE_MODULES ?? (baseImage.startsWith('localhost/') ? 'host' : 'npm-ci');
   await checkEngine(baseImage);
-  const { GenericContainer } = await import('testcontainers');
+  const { GenericContainer } = await loadTestcontainers();
 
   const buildArgs = { BASE_IMAGE: baseImage, NODE_MODULES: nodeModules };
   const base = await inspectImage(baseImage);
@@ -179,7 +178,7 @@ export async function ensureReferenceImage(log: (m: string) => void): Promise<st
 
 async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): Promise<{ container: StartedTestContainer; baseUrl: string }> {
   const image = await ensureReferenceImage(log);
-  const { Wait } = await import('testcontainers');
+  const { Wait } = await loadTestcontainers();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();

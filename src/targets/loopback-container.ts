@@ -1,11 +1,12 @@
 import type { GenericContainer } from 'testcontainers';
+import { loadTestcontainers } from './testcontainers.js';
 
 /**
  * A testcontainers container of `image` whose published ports bind 127.0.0.1 only, never every interface
- * of the machine. testcontainers is imported on demand: it reads DOCKER_HOST when it loads.
+ * of the machine. testcontainers is imported on demand: it reads DOCKER_HOST when it loads (loadTestcontainers).
  */
 export async function loopbackContainer(image: string, ports: Parameters<GenericContainer['withExposedPorts']>): Promise<GenericContainer> {
-  const { GenericContainer } = await import('testcontainers');
+  const { GenericContainer } = await loadTestcontainers();
   class LoopbackContainer extends GenericContainer {
     loopbackOnly(): this {
       for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as { HostIp?: string }[][]) {

@@ -19,7 +19,6 @@ import { ensureReferenceImage } from '../../src/targets/container.js';
 
 // Read by testcontainers (ensureReferenceImage) when it first connects.
 process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

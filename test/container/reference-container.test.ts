@@ -2,6 +2,7 @@ import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureReferenceImage } from '../../src/targets/container.js';
 import { loopbackContainer } from '../../src/targets/loopback-container.js';
+import { loadTestcontainers } from '../../src/targets/testcontainers.js';
 import { bootstrap } from '../helpers/reference.js';
 import { post } from '../helpers/mcp-http.js';
 
@@ -10,17 +11,15 @@ import { post } from '../helpers/mcp-http.js';
 // Needs a Docker-compatible engine: on machines without Docker, podman's socket (see scripts/ and
 // test/global-setup.ts). This test fails, never skips, when the engine is missing.
 
-// Read by testcontainers when it first connects, so they are set before it is loaded.
+// Read by testcontainers when it first connects, so it is set before it is loaded.
 process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled here
-process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'; // test traffic goes to loopback only
 
 let container: StartedTestContainer | undefined;
 let baseUrl: string;
 
 beforeAll(async () => {
   // ensureReferenceImage first asks the engine and the base image, and fails with the setup hint without them.
-  const { Wait } = await import('testcontainers');
+  const { Wait } = await loadTestcontainers();
 
   let t = performance.now();
   // The container target's image: built from the Dockerfile unless the tagged image already was, from the

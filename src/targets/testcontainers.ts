@@ -1,0 +1,12 @@
+/**
+ * testcontainers, loaded with the settings every use of it here needs. It reads them once, when its first
+ * client is made, and the module (with that client) is shared by everything in a process: vitest runs test
+ * files in one process (isolate: false), so a file that loaded it without the host override made a later
+ * file's container unreachable (its /healthz "not accessible after 60000ms", its port bound to 127.0.0.1).
+ */
+export async function loadTestcontainers(): Promise<typeof import('testcontainers')> {
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
+  // Published ports bind 127.0.0.1 only (loopbackContainer): that is the host to reach them on.
+  process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
+  return import('testcontainers');
+}
