@@ -19,7 +19,7 @@ export interface StepRow {
   acceptedRate: number;
   throttledShare: number;
   class: StepClass;
-  /** How late the latest request went out, ms: above DISTURBED_LATE_MS the step was run again (twice at most). */
+  /** How late the latest request went out, ms (above 250 ms a step is disturbed and run again: stepper.ts's disturbance). */
   maxLateMs: number;
 }
 

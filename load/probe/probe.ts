@@ -21,7 +21,7 @@ import { headerLines, judge, retryAfterLine, yesNo } from './judge.js';
 import type { KeyRing } from './keys.js';
 import type { On429Tally, ProbeResult, StopReason } from './probe-result.js';
 import { probeRetryAfter, type RetryAfterFindings } from './retry-after.js';
-import { bracket, classifyStep, DISTURBED_LATE_MS, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
+import { bracket, classifyStep, disturbance, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
 import type { LoadTarget } from '../target.js';
 
 export type { ProbeResult, StepRow, StopReason } from './probe-result.js';
@@ -244,13 +244,14 @@ async function stepTheRate(run: ProbeRun, reserveS: () => number): Promise<Stepp
       return { steps, stop: 'request cap', noLimitUpTo: undefined };
     }
     const step = await oneStep(run, next, durationS, steps.length + 1);
-    // A step the probe itself disturbed says nothing about the limit: run it again, twice at most.
-    if (step.maxLateMs > DISTURBED_LATE_MS && repeats < MAX_REPEATS) {
+    // A disturbed step says nothing sound about the limit: run it again, twice at most per probe.
+    const disturbed = disturbance(step);
+    if (disturbed && repeats < MAX_REPEATS) {
       repeats++;
-      o.log(`step ${steps.length + 1}: requests went out up to ${Math.round(step.maxLateMs)} ms late (the probe's event loop stalled, and the overdue requests left at once: a burst the limit may refuse); running it again (${repeats} of ${MAX_REPEATS} repeats)`);
+      o.log(`step ${steps.length + 1}: ${disturbed}; running it again (${repeats} of ${MAX_REPEATS} repeats)`);
       continue;
     }
-    if (step.maxLateMs > DISTURBED_LATE_MS) o.log(`step ${steps.length + 1}: still disturbed (${Math.round(step.maxLateMs)} ms late) after ${MAX_REPEATS} repeats: it stands, and the machine running the probe is too busy for a sound measurement`);
+    if (disturbed) o.log(`step ${steps.length + 1}: ${disturbed}; it stands, after ${MAX_REPEATS} repeats: the measurement is unsound on a machine or path this busy`);
     steps.push(step);
   }
 }

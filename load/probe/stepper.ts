@@ -38,6 +38,23 @@ export interface StepOutcome {
 export const DISTURBED_LATE_MS = 250;
 
 /**
+ * Why a step says nothing sound about the limit, or undefined: requests that left late (the probe stalled),
+ * or, on a throttled step, replies far later than the step's median (the target or the way to it stalled,
+ * and the requests queued meanwhile reached its limiter at once: the same burst, on the other side).
+ */
+export function disturbance(s: Pick<StepOutcome, 'maxLateMs' | 'replies'> & { class: StepClass }): string | undefined {
+  if (s.maxLateMs > DISTURBED_LATE_MS) {
+    return `requests went out up to ${Math.round(s.maxLateMs)} ms late (the probe's event loop stalled, and the overdue requests left at once: a burst the limit may refuse)`;
+  }
+  if (s.class !== 'throttled') return undefined;
+  const latencies = s.replies.filter((r) => r.status !== 0).map((r) => r.receivedAt - r.sentAt).sort((a, b) => a - b);
+  if (latencies.length < 5) return undefined;
+  const spike = latencies.at(-1)! - latencies[Math.floor(latencies.length / 2)]!;
+  if (spike <= DISTURBED_LATE_MS) return undefined;
+  return `a reply came ${Math.round(spike)} ms later than the step's median (the target or the way to it stalled, and the requests queued meanwhile reached its limiter at once: a burst it may refuse)`;
+}
+
+/**
  * Sends `round(rate * durationS)` requests (at least 1) at `(i + 1) / rate` s after now: the first one
  * comes one interval after the call, so a bucket just emptied has refilled `rate`'s share by then.
  */
