@@ -25,6 +25,11 @@ export function defaultPodmanSocket(env: NodeJS.ProcessEnv = process.env): strin
   return env.PODMAN_SOCKET || '/tmp/podman.sock';
 }
 
+/** The engine this process talks to: DOCKER_HOST, or podman's default socket when it is unset. */
+export function engineAddress(env: NodeJS.ProcessEnv = process.env): string {
+  return env.DOCKER_HOST || `unix://${defaultPodmanSocket(env)}`;
+}
+
 export type EngineDecision =
   | { action: 'use'; dockerHost: string; why: 'DOCKER_HOST elsewhere' | 'already answers' }
   | { action: 'start'; dockerHost: string; podman: string }

@@ -10,7 +10,7 @@ import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { freePort } from '../kit/free-port.js';
-import { CONTAINER_SETUP_HINT, engineGet, ensureContainerEngine } from './container-engine.js';
+import { CONTAINER_SETUP_HINT, engineAddress, engineGet, ensureContainerEngine } from './container-engine.js';
 import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
 import { withMachineLock } from './build-lock.js';
@@ -23,7 +23,7 @@ const CONFIG_PATH = '/tmp/conformance-config.json';
 export { CONTAINER_SETUP_HINT };
 
 /** The engine at `host` answers, and has the local base image: TargetError with the setup hint otherwise. */
-export async function checkEngine(baseImage: string, host = process.env.DOCKER_HOST!): Promise<void> {
+export async function checkEngine(baseImage: string, host = engineAddress()): Promise<void> {
   if (!host.startsWith('unix://')) return; // a remote engine: testcontainers reports its own errors
   const socket = host.slice('unix://'.length);
   const get = (path: string) => engineGet(socket, path).catch((err: Error) => {
@@ -140,8 +140,8 @@ async function upToDate(fingerprint: string | undefined): Promise<boolean> {
 
 /**
  * The reference image built from the repository's Dockerfile, unless the image tagged IMAGE already was built
- * from the same sources, arguments and base image. Returns its tag. Talks to the engine at DOCKER_HOST
- * (startReferenceContainer sets it from ensureContainerEngine).
+ * from the same sources, arguments and base image. Returns its tag. Talks to the engine at DOCKER_HOST, or
+ * podman's default socket (engineAddress; startReferenceContainer sets DOCKER_HOST from ensureContainerEngine).
  */
 export async function ensureReferenceImage(log: (m: string) => void): Promise<string> {
   const baseImage = process.env.BASE_IMAGE ?? 'localhost/canvas-node-base';

@@ -1,3 +1,5 @@
+import { engineAddress } from './container-engine.js';
+
 /**
  * testcontainers, loaded with the settings every use of it here needs. It reads them once, when its first
  * client is made, and the module (with that client) is shared by everything in a process: vitest runs test
@@ -5,6 +7,8 @@
  * file's container unreachable (its /healthz "not accessible after 60000ms", its port bound to 127.0.0.1).
  */
 export async function loadTestcontainers(): Promise<typeof import('testcontainers')> {
+  // The engine ensureContainerEngine uses (or starts) when DOCKER_HOST is unset: podman's default socket.
+  process.env.DOCKER_HOST = engineAddress();
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
   // Published ports bind 127.0.0.1 only (loopbackContainer): that is the host to reach them on.
   process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';

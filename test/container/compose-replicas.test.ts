@@ -17,9 +17,6 @@ import { ensureReferenceImage } from '../../src/targets/container.js';
 // (ensureReferenceImage), then tagged as the compose file's image: `up --build` rebuilt it on every run
 // (8 s with every layer cached, 19 s for a clean clone's new layers, on a quiet 2-core machine).
 
-// Read by testcontainers (ensureReferenceImage) when it first connects.
-process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
-
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROJECT = 'canvas-compose-test';

@@ -11,9 +11,6 @@ import { post } from '../helpers/mcp-http.js';
 // Needs a Docker-compatible engine: on machines without Docker, podman's socket (see scripts/ and
 // test/global-setup.ts). This test fails, never skips, when the engine is missing.
 
-// Read by testcontainers when it first connects, so it is set before it is loaded.
-process.env.DOCKER_HOST ??= 'unix:///tmp/podman.sock';
-
 let container: StartedTestContainer | undefined;
 let baseUrl: string;
 
