@@ -2,29 +2,29 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each long file took in a clean-clone CI run (`.ci/run`, 2 cores, 2026-11-26), longest first.
+ * Seconds each long file took in a clean-clone `.ci/run` (2 cores, 2026-11-26, the day's last), longest first.
  * Estimates only: a file missing here, or grown since, costs some wall time, never a result.
  */
 const ESTIMATED_SECONDS: Record<string, number> = {
-  'test/harness/targets.test.ts': 151,
-  'test/container/compose-replicas.test.ts': 102,
-  'test/harness/mutants.test.ts': 86,
-  'test/load/probe-mutants.test.ts': 57,
-  'test/harness/variants.test.ts': 55,
-  'test/load/probe-reference.test.ts': 54,
-  'test/harness/secrets-hostile.test.ts': 51,
-  'test/harness/url-deployment.test.ts': 49,
-  'test/load/load-cli.test.ts': 44,
-  'test/reference-server/stdio-proxy.test.ts': 35,
-  'test/reference-server/cli.test.ts': 31,
-  'test/harness/cli.test.ts': 30,
-  'test/container/engine-autostart.test.ts': 27,
-  'test/harness/interop-matrix.test.ts': 27,
-  'test/harness/properties.test.ts': 27,
-  'test/load/load-mutants.test.ts': 25,
-  'test/harness/server-everything.test.ts': 25,
-  'test/load/load-baseline.test.ts': 22,
-  'test/load/k6-cli.test.ts': 20,
+  'test/harness/mutants.test.ts': 98,
+  'test/harness/url-deployment.test.ts': 70,
+  'test/harness/targets.test.ts': 68,
+  'test/load/probe-mutants.test.ts': 63,
+  'test/harness/variants.test.ts': 62,
+  'test/harness/secrets-hostile.test.ts': 56,
+  'test/load/probe-reference.test.ts': 45,
+  'test/container/compose-replicas.test.ts': 42,
+  'test/container/engine-autostart.test.ts': 33,
+  'test/harness/interop-matrix.test.ts': 30,
+  'test/harness/properties.test.ts': 29,
+  'test/reference-server/stdio-proxy.test.ts': 25,
+  'test/load/load-cli.test.ts': 22,
+  'test/harness/server-everything.test.ts': 22,
+  'test/load/k6-cli.test.ts': 21,
+  'test/load/load-conformance-report.test.ts': 20,
+  'test/harness/cli.test.ts': 20,
+  'test/load/load-mutants.test.ts': 17,
+  'test/harness/progress.test.ts': 17,
 };
 
 /**
