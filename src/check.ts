@@ -86,6 +86,9 @@ function briefOf(res: WireResponse, secrets: readonly string[]): ReplyBrief {
   return { status: res.status, contentType: res.headers['content-type'], body: JSON.parse(redact(JSON.stringify(body) ?? 'null', secrets)) as unknown };
 }
 
+/** A check's deadline unless it names its own. */
+const CHECK_TIMEOUT_MS = 30_000;
+
 export interface CheckOptions {
   timeout?: number;
   /** Run under the generic profile too (protocol rules that hold for any MCP server). */
@@ -140,7 +143,7 @@ function register(
   requirementIds: string[], testName: string, name: string, spoken: { applies?: Revision[]; revision?: Revision },
   body: (c: CheckContext) => Promise<void>, options: CheckOptions,
 ): void {
-  test(testName, { timeout: options.timeout ?? 30_000 }, async (ctx: TestContext) => {
+  test(testName, { timeout: options.timeout ?? CHECK_TIMEOUT_MS }, async (ctx: TestContext) => {
     const target = inject('target');
     if (!selected(requirementIds, inject('only'))) return ctx.skip();
     if (target.profile.kind === 'generic' && !options.generic) return ctx.skip();
@@ -156,7 +159,11 @@ function register(
     const extraSecrets: string[] = [];
     const secrets = () => runSecrets(target, extraSecrets);
     pacer.configure(target);
-    const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit });
+    const started = performance.now();
+    // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
+    const deadlineMs = options.timeout ?? CHECK_TIMEOUT_MS;
+    const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);
+    const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs });
     const c: CheckContext = {
       target,
       revision,
@@ -179,7 +186,7 @@ function register(
       },
       secrets,
       brief: (res) => briefOf(res, secrets()),
-      recordingFetch: () => recordingFetch(wire, secrets()),
+      recordingFetch: () => recordingFetch(wire, secrets(), () => http.waitRoom()),
       tagClient(tag) {
         record.interop = tag;
       },
@@ -194,7 +201,6 @@ function register(
         }
       },
     };
-    const started = performance.now();
     try {
       // A rule of revisions the target does not speak cannot be exercised on it.
       if (applies && !revision) {

@@ -12,6 +12,11 @@ export interface PostOptions {
   headers?: Record<string, string>;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The credential sent is to be refused: the description demands 401 here ("Invalid or expired tokens MUST
+   * receive a HTTP 401 response"), so a 429 is the reply to judge, not a throttle to wait out.
+   */
+  refusal?: boolean;
 }
 
 let nextId = 1;
@@ -67,6 +72,7 @@ export class McpSession {
       ...(options.raw !== undefined ? { raw: options.raw } : { json: this.speak(options, message).body }),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
+      ...(options.refusal && { throttleIsAnswer: true }),
     });
   }
 

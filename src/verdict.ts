@@ -67,6 +67,18 @@ export class CheckFailure extends Error {
   }
 }
 
+/**
+ * The service's rate limiting kept a check from judging (a 429 beyond the wait budget or the check's deadline,
+ * or 429 again after waiting as told): the check fails with that reason, never passes and is never "not
+ * testable" (issue 24: "A throttle is never a pass"). Properties stop their search on it instead of shrinking.
+ */
+export class Throttled extends CheckFailure {
+  constructor(message: string, actual: unknown) {
+    super(message, 'a reply other than 429 once the deployment\'s Retry-After was waited out, within the run\'s wait budget and the check\'s deadline', actual);
+    this.name = 'Throttled';
+  }
+}
+
 const SERVICE_FAULT = Symbol.for('mcp-harness.service-fault');
 
 /**

@@ -48,11 +48,15 @@ function scrub(c: CheckContext): void {
   if (secrets.length > 0) for (const exchange of c.http.log) redactInPlace(exchange, secrets);
 }
 
-/** POST tools/list with exactly this Authorization header value (null: none). */
-async function send(c: CheckContext, authorization: string | null): Promise<WireResponse> {
+/**
+ * POST tools/list with exactly this Authorization header value (null: none). `refusal`: the credential is to be
+ * refused, so a 429 is its answer (the description demands 401), not a throttle to wait out; a credential
+ * that is to be accepted (a control, a scheme spelling) waits a 429 out like any request.
+ */
+async function send(c: CheckContext, authorization: string | null, refusal = true): Promise<WireResponse> {
   if (authorization) protect(c, authorization);
   try {
-    return await c.mcp.post(LIST, { key: null, headers: authorization === null ? {} : { authorization } });
+    return await c.mcp.post(LIST, { key: null, headers: authorization === null ? {} : { authorization }, refusal });
   } finally {
     scrub(c);
   }
@@ -61,8 +65,8 @@ async function send(c: CheckContext, authorization: string | null): Promise<Wire
 /** A label for a variant that names how it was built, never the key. */
 interface Variant { label: string; authorization: string | null }
 
-async function sendAll(c: CheckContext, variants: Variant[]): Promise<{ v: Variant; res: WireResponse }[]> {
-  return Promise.all(variants.map(async (v) => ({ v, res: await send(c, v.authorization) })));
+async function sendAll(c: CheckContext, variants: Variant[], refusal = true): Promise<{ v: Variant; res: WireResponse }[]> {
+  return Promise.all(variants.map(async (v) => ({ v, res: await send(c, v.authorization, refusal) })));
 }
 
 function expect401(c: CheckContext, results: { v: Variant; res: WireResponse }[]): void {
@@ -130,7 +134,7 @@ describe.concurrent('auth', () => {
       ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
       ['tools/call blocks.list', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
     ];
-    const results = await Promise.all(bodies.map(async ([label, body]) => ({ v: { label, authorization: null }, res: await c.mcp.post(body, { key: null }) })));
+    const results = await Promise.all(bodies.map(async ([label, body]) => ({ v: { label, authorization: null }, res: await c.mcp.post(body, { key: null, refusal: true }) })));
     expect401(c, results);
   });
 
@@ -202,7 +206,7 @@ describe.concurrent('auth', () => {
     keyOf(c);
     const revoked = c.target.revokedKey;
     if (!revoked) c.notTestable('no revoked key for this target (give one with --revoked-key)');
-    const [live, dead] = await Promise.all([send(c, `Bearer ${c.target.apiKey}`), send(c, `Bearer ${revoked}`)]);
+    const [live, dead] = await Promise.all([send(c, `Bearer ${c.target.apiKey}`, false), send(c, `Bearer ${revoked}`)]);
     c.verify(live.status === 200, 'the live key is accepted (control)', 200, live.status);
     c.verify(dead.status === 401, 'the revoked key gets 401', 401, dead.status);
   });
@@ -222,7 +226,7 @@ describe.concurrent('auth', () => {
   // "It uses a case-insensitive token to identify the authentication scheme."
   check('auth-scheme-case-insensitive', 'bearer, BEARER and bEaReR are accepted like Bearer', async (c) => {
     const { key } = keyOf(c);
-    const results = await sendAll(c, ['Bearer', 'bearer', 'BEARER', 'bEaReR'].map((scheme) => ({ label: scheme, authorization: `${scheme} ${key}` })));
+    const results = await sendAll(c, ['Bearer', 'bearer', 'BEARER', 'bEaReR'].map((scheme) => ({ label: scheme, authorization: `${scheme} ${key}` })), false);
     const refused = results.filter((r) => !accepted(r.res)).map((r) => `${r.v.label}: ${r.res.status}`);
     c.verify(refused.length === 0, `the key is accepted under every spelling of the scheme (${refused.join('; ')})`, 'tools/list result for each', refused);
   });
@@ -242,7 +246,7 @@ describe.concurrent('auth', () => {
     const lenient = await sendAll(c, [
       { label: 'two spaces after the scheme', authorization: `Bearer  ${key}` },
       { label: 'a tab after the scheme', authorization: `Bearer\t${key}` },
-    ]);
+    ], false);
     for (const r of lenient) c.observe(`${r.v.label}: HTTP ${r.res.status}`);
   });
 

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { describe, inject } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { fill } from '../src/profile.js';
+import { Throttled } from '../src/verdict.js';
 
 /**
  * The official SDK client (`@modelcontextprotocol/client`) against the target, configured as the description's
@@ -33,9 +34,9 @@ async function withSdkClient(c: CheckContext, mode: 'legacy' | 'auto', run: (cli
     c.observe(`the SDK client (${mode} negotiation) negotiated ${client.getNegotiatedProtocolVersion()}`);
     await run(client);
   } catch (err) {
-    // The SDK failed on a 429 the harness gave up waiting out: rate limited, not a verdict on the service.
-    const limited = recorder.rateLimited();
-    if (limited) c.notTestable(`rate limited: ${limited}`);
+    // The SDK failed on a 429 the harness could not wait out: the throttle is the verdict, not what the SDK made of it.
+    const throttled = recorder.throttled();
+    if (throttled) throw new Throttled(throttled.message, { status: throttled.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }) });
     throw err;
   } finally {
     await client.close().catch(() => {});

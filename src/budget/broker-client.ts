@@ -21,8 +21,8 @@ export async function bootstrapPermit(target: TargetInfo, purpose: string, n: nu
 }
 
 /** Whether the run's wait budget still covers `ms` more of waiting on a 429 (reserved when it does). */
-export async function reserveWait(target: TargetInfo, ms: number): Promise<{ granted: boolean; budgetMs?: number }> {
-  const reply = await ask<{ granted: boolean; budgetMs: number }>(target, '/wait', { ms });
+export async function reserveWait(target: TargetInfo, ms: number): Promise<{ granted: boolean; budgetMs?: number; leftMs?: number }> {
+  const reply = await ask<{ granted: boolean; budgetMs: number; leftMs: number }>(target, '/wait', { ms });
   return reply ?? { granted: true };
 }
 

@@ -3,9 +3,7 @@ import type { TargetInfo } from '../target-info.js';
 import { reserveWait } from './broker-client.js';
 import { addSpent } from './tally.js';
 
-/** The longest single wait the harness accepts from a 429 before it gives the check up as not testable. */
-export const MAX_SINGLE_WAIT_MS = 15_000;
-/** 429s in a row on one request before the check gives up. */
+/** 429s in a row on one request, each waited out as told, before the check is judged throttled. */
 export const MAX_RETRIES = 4;
 /** Wait when a 429 says nothing about when to come back. */
 const DEFAULT_WAIT_MS = 1000;
@@ -43,8 +41,28 @@ export function holdBackMs(status: number, headers: Record<string, string>): num
 }
 
 /**
+ * What the harness may still wait for one request: `leftMs` of the check's own deadline (undefined: none,
+ * e.g. outside a check) and the check's whole deadline, for the message.
+ */
+export interface WaitRoom {
+  leftMs?: number;
+  deadlineMs?: number;
+}
+
+/** Why a throttle ended a check: the message, and what a check would have needed instead. */
+export interface Throttle {
+  message: string;
+  status: 429;
+  retryAfter?: string;
+}
+
+const seconds = (ms: number) => (ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10);
+
+/**
  * The client-side bucket of one suite worker: after a reply says a bucket is empty, requests on it wait
- * until it refills; a 429 is waited out within the run-wide wait budget the broker keeps.
+ * until it refills; a 429 is waited out within the run-wide wait budget the broker keeps and within the
+ * check's own deadline. "A throttle is never a pass" (issue 24): a 429 that cannot be waited out is the
+ * service keeping the check from judging, so the check fails with that reason.
  */
 class Pacer {
   private readonly readyAt = new Map<string, number>();
@@ -54,43 +72,50 @@ class Pacer {
     this.target = target;
   }
 
-  /** Waits until the bucket is expected to hold a token again. */
-  async before(bucket: string): Promise<void> {
+  /**
+   * Waits until the bucket is expected to hold a token again. A hold longer than the check can wait is not
+   * waited: the request goes now, and its own reply (a 429, most likely) is judged by `next`.
+   */
+  async before(bucket: string, room: WaitRoom = {}): Promise<void> {
     const wait = (this.readyAt.get(bucket) ?? 0) - Date.now();
-    if (wait > 0) {
-      addSpent({ waitedMs: wait });
-      await sleep(Math.min(wait, MAX_SINGLE_WAIT_MS));
-    }
+    if (wait <= 0 || (room.leftMs !== undefined && wait > room.leftMs)) return;
+    addSpent({ waitedMs: wait });
+    await sleep(wait);
   }
 
-  /**
-   * Learns from a reply: the bucket is held until it is expected to refill (`before` waits it out). For a
-   * 429, a reason to give up instead of sending again, if there is one.
-   */
-  async after(bucket: string, status: number, headers: Record<string, string>): Promise<{ giveUp?: string }> {
+  /** Learns from a reply: the bucket is held until it is expected to refill (`before` waits it out). */
+  learn(bucket: string, status: number, headers: Record<string, string>): number | undefined {
     const hold = holdBackMs(status, headers);
     // A 429 always waits a little: Retry-After 0 from a bucket that is still empty would spin.
     const wait = status === 429 ? Math.max(hold ?? DEFAULT_WAIT_MS, 50) : hold;
-    if (wait !== undefined && wait > 0) this.readyAt.set(bucket, Math.max(this.readyAt.get(bucket) ?? 0, Date.now() + Math.min(wait, MAX_SINGLE_WAIT_MS)));
-    if (status !== 429 || wait === undefined) return {};
-    if (wait > MAX_SINGLE_WAIT_MS) return { giveUp: `the deployment asked to wait ${Math.round(wait / 1000)} s (more than the ${MAX_SINGLE_WAIT_MS / 1000} s the harness waits for one request)` };
-    const reserved = this.target ? await reserveWait(this.target, wait) : { granted: true };
-    if (!reserved.granted) return { giveUp: `the run's wait budget for 429s (${Math.round((reserved.budgetMs ?? 0) / 1000)} s, --wait-budget) is spent` };
-    addSpent({ rateLimited: 1 });
-    return {};
+    if (wait !== undefined && wait > 0) this.readyAt.set(bucket, Math.max(this.readyAt.get(bucket) ?? 0, Date.now() + wait));
+    return wait;
   }
 
   /**
    * Learns from the reply to attempt `attempt` (0 first) of a request to `url` and says what comes next:
-   * take the reply, send again (a 429 waited out; `before` waits), or give up with the reason a rate-limited
-   * check is not testable. The one rule of every request a check sends, through the wire client or an SDK.
+   * take the reply, or send again (a 429 to wait out; `before` waits), or stop: the throttle the check fails
+   * with, when the 429 cannot be waited out (beyond the wait budget, beyond the check's deadline, or
+   * refused again after waiting as told). The one rule of every request a check sends, through the wire
+   * client or an SDK.
    */
-  async next(bucket: string, url: string, attempt: number, status: number, headers: Record<string, string>): Promise<{ again: boolean; limited?: string }> {
-    const { giveUp } = await this.after(bucket, status, headers);
-    if (status !== 429) return { again: false };
+  async next(bucket: string, url: string, attempt: number, status: number, headers: Record<string, string>, room: WaitRoom = {}): Promise<{ again: boolean; throttled?: Throttle }> {
+    const wait = this.learn(bucket, status, headers);
+    if (status !== 429 || wait === undefined) return { again: false };
     const path = new URL(url).pathname;
-    if (giveUp) return { again: false, limited: `${path} answered 429 and ${giveUp}` };
-    if (attempt >= MAX_RETRIES) return { again: false, limited: `${path} answered 429 ${attempt + 1} times in a row despite waiting as told` };
+    const told = headers['retry-after'] !== undefined ? `Retry-After: ${headers['retry-after']}` : 'no Retry-After';
+    const stop = (message: string) => ({ again: false, throttled: { message, status: 429 as const, ...(headers['retry-after'] !== undefined && { retryAfter: headers['retry-after'] }) } });
+    if (attempt >= MAX_RETRIES) return stop(`throttled: ${path} answered 429 ${attempt + 1} times in a row despite waiting as told (${told})`);
+    const throttledFor = `throttled for ${seconds(wait)} s (429 from ${path}, ${told})`;
+    if (room.leftMs !== undefined && wait > room.leftMs) {
+      return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s this check has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
+    }
+    const reserved = this.target ? await reserveWait(this.target, wait) : { granted: true };
+    if (!reserved.granted) {
+      const left = reserved.leftMs !== undefined ? `; ${seconds(reserved.leftMs)} s of it left` : '';
+      return stop(`${throttledFor}, beyond the wait budget of ${seconds(reserved.budgetMs ?? 0)} s (--wait-budget${left})`);
+    }
+    addSpent({ rateLimited: 1 });
     return { again: true };
   }
 }

@@ -40,6 +40,8 @@ function ran(j: Judge, cell: Cell): void {
   const fatal = linesOf(cell, 'fatal')[0];
   if (!run.lines.some((l) => l.step === 'start') && fatal) j.notTestable(`the ${cell.client} client could not load its SDK: ${text(fatal.error)}; install it with \`${cell.install}\``);
   if (!run.lines.some((l) => l.step === 'start')) throw new Error(`the ${cell.client} client program did not start (exit ${run.exitCode}${run.hung ? `, ${run.hung}` : ''}): ${run.stderr.slice(-500)}`);
+  // The client saw a 429 the harness could not wait out: what it made of it says nothing; the throttle does.
+  if (cell.throttled) j.verify(false, cell.throttled, 'a reply other than 429 once the deployment\'s Retry-After was waited out', cell.throttled);
   if (run.unparsed.length > 0) j.observe(`the client printed ${run.unparsed.length} line(s) outside its contract: ${run.unparsed.slice(0, 2).join(' | ')}`);
   for (const e of linesOf(cell, 'transport-error').slice(0, 3)) j.observe(`the SDK reported a transport error at ${e.at} ms: ${text(e.error)}`);
 }

@@ -53,6 +53,8 @@ export interface Cell {
   run?: ClientRun;
   wire: Exchange[];
   requests: number;
+  /** A 429 the harness could not wait out, passed on to the client: the cell fails with it (a throttle is never a pass). */
+  throttled?: string;
 }
 
 export interface Matrix {
@@ -128,6 +130,8 @@ async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<strin
     cells.forEach((cell, i) => {
       cell.wire = proxies[i]!.log;
       cell.requests = proxies[i]!.counts.requests;
+      const throttled = proxies[i]!.throttled();
+      if (throttled) cell.throttled = throttled;
     });
   }
 }

@@ -3,7 +3,7 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
-import { bucketOf, pacer } from '../budget/pacer.js';
+import { bucketOf, pacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -16,14 +16,15 @@ export interface RecordingFetch {
   /** Waits (bounded) for the recorded copies to end; streams still open then are cut and marked `closed: false`. */
   settle(ms?: number): Promise<void>;
   /**
-   * Why a request was given up on with 429 (the run's wait budget spent, or 429 after 429): the SDK then saw
-   * the 429, and what it failed on says nothing of the service. Undefined while every 429 was waited out.
+   * The throttle a request ended on (a 429 beyond the run's wait budget or the check's deadline, or 429 after
+   * 429): the SDK then saw the 429, and the check fails with this reason rather than with what the SDK made of
+   * it. Undefined while every 429 was waited out.
    */
-  rateLimited(): string | undefined;
+  throttled(): Throttle | undefined;
 }
 
 /** A fetch for the SDK's transport that records every exchange into `log` (the check's wire log), `secrets` redacted. */
-export function recordingFetch(log: Exchange[], secrets: readonly string[]): RecordingFetch {
+export function recordingFetch(log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => ({})): RecordingFetch {
   const reading = new Set<Promise<void>>();
   const stops = new Set<() => void>();
   const refusing = noRedirectFetch(fetch, () => secrets);
@@ -84,17 +85,17 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[]): Rec
   };
   // Like every check's wire client (src/wire/client.ts): a 429 is waited out as the deployment says, within
   // the run's wait budget, and the request sent again; the SDK sees it only when the harness gives up.
-  let gaveUp: string | undefined;
+  let gaveUp: Throttle | undefined;
   const paced = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const replayable = init?.body === undefined || init.body === null || typeof init.body === 'string';
     const bucket = bucketOf(String(input), Object.fromEntries(new Headers(init?.headers).entries()));
     for (let attempt = 0; ; attempt++) {
-      await pacer.before(bucket);
+      await pacer.before(bucket, room());
       const res = await recorded(input, init);
-      const { again, limited } = await pacer.next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()));
+      const { again, throttled } = await pacer.next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()), room());
       if (res.status !== 429 || !replayable) return res;
       if (!again) {
-        gaveUp = limited;
+        gaveUp = throttled;
         return res;
       }
       await res.body?.cancel().catch(() => {});
@@ -102,7 +103,7 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[]): Rec
   };
   return {
     fetch: paced,
-    rateLimited: () => gaveUp,
+    throttled: () => gaveUp,
     async settle(ms = 1_000) {
       await Promise.race([Promise.all(reading), new Promise((r) => setTimeout(r, ms))]);
       for (const stop of stops) stop();

@@ -1,7 +1,7 @@
 import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { bucketOf, MAX_RETRIES, pacer } from '../budget/pacer.js';
+import { bucketOf, pacer } from '../budget/pacer.js';
 import { addSpent } from '../budget/tally.js';
 import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
@@ -28,6 +28,8 @@ export interface RecordingProxy {
   log: Exchange[];
   /** Requests sent to the target, retries after a 429 included (the pacer counts the 429s waited out). */
   counts: { requests: number };
+  /** The first throttle a request ended on (a 429 the harness could not wait out, passed on to the client). */
+  throttled(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
   const upstream = new URL(mcpUrl);
   const log: Exchange[] = [];
   const counts = { requests: 0 };
+  let throttled: string | undefined;
   const open = new Set<ServerResponse>();
 
   const send = (method: string, path: string, headers: Record<string, string>, body: Buffer) =>
@@ -91,11 +94,12 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       const headersAt = round(performance.now() - started);
       const response: NonNullable<Exchange['response']> = { status: up.statusCode ?? 0, headers: redactHeaders(upHeaders, secrets()), headersAt, endAt: headersAt, closed: true };
       record.response = response;
-      const learnt = await pacer.after(bucket, response.status, upHeaders);
-      if (response.status === 429 && !learnt.giveUp && attempt < MAX_RETRIES) {
+      const { again, throttled: stop } = await pacer.next(bucket, mcpUrl, attempt, response.status, upHeaders);
+      if (again) {
         up.resume();
         continue;
       }
+      throttled ??= stop?.message;
       const passed = Object.entries(upHeaders).filter(([k]) => !HOP_BY_HOP.has(k) && !(isRedirect(response.status) && k === 'location'));
       res.writeHead(response.status, Object.fromEntries(passed));
       res.flushHeaders();
@@ -137,6 +141,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     endpoint: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
     log,
     counts,
+    throttled: () => throttled,
     async close() {
       for (const res of open) res.destroy();
       server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { NotTestable } from '../verdict.js';
+import { NotTestable, Throttled } from '../verdict.js';
 import { WireClient } from '../wire/client.js';
 import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
@@ -9,8 +9,8 @@ export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: 
 
 /**
  * Asks the bootstrap endpoint (no auth) for a fresh workspace key, with a bounded, unique test address.
- * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks. Never
- * throws: a refusal says why.
+ * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks (a throttle
+ * that outlasts it is a refusal). Never throws: a refusal says why.
  */
 export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = []): Promise<BootstrapOutcome> {
   counter += 1;
@@ -23,6 +23,7 @@ export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs:
       json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
     });
   } catch (err) {
+    if (err instanceof Throttled) return { refused: `bootstrap at ${baseUrl} was ${err.message}`, status: 429 };
     return { refused: err instanceof NotTestable ? err.reason : `cannot reach ${url}: ${(err as Error).message}` };
   }
   if (res.status !== 201 && res.status !== 200) return { refused: `bootstrap at ${baseUrl} answered ${res.status}`, status: res.status };

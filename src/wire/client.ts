@@ -1,7 +1,7 @@
 import { request as undiciRequest } from 'undici';
-import { bucketOf, pacer } from '../budget/pacer.js';
+import { bucketOf, pacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
-import { markServiceFault, NotTestable } from '../verdict.js';
+import { markServiceFault, Throttled } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
@@ -16,6 +16,11 @@ export interface WireRequest {
   /** Stop reading after this many ms; an SSE stream still open then is reported `closed: false`. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * A 429 is this request's answer, not a throttle to wait out: the description demands another answer here
+   * (401 for a missing or refused credential), so a 429 is judged by the check as it came.
+   */
+  throttleIsAnswer?: boolean;
 }
 
 export interface WireResponse {
@@ -41,6 +46,10 @@ export interface WireOptions {
    * limiting turn it off: they must see every 429 as sent.
    */
   pace?: boolean;
+  /** When the check that owns this client must have judged (performance.now() time): a 429 is waited out only within it. */
+  deadlineAt?: number;
+  /** The check's whole deadline in ms, for the message of a throttle beyond it. */
+  deadlineMs?: number;
 }
 
 /**
@@ -57,15 +66,15 @@ export class WireClient {
   ) {}
 
   /**
-   * Sends one request. A 429 is "waited out within a run-wide time budget and is never that check's
-   * failure" (issue 12): retried after the time the deployment names; when the budget or the retries run
-   * out the check becomes not testable, with the reason.
+   * Sends one request. A 429 is waited out as the deployment says, within the run-wide wait budget and the
+   * check's deadline, and the request sent again; when it cannot be, the check fails as throttled
+   * (`Throttled`, src/budget/pacer.ts): the service kept it from judging.
    */
   async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
     if (this.options.pace === false) return this.once(url, req);
     const bucket = bucketOf(url, req.headers ?? {});
     for (let attempt = 0; ; attempt++) {
-      await pacer.before(bucket);
+      await pacer.before(bucket, this.waitRoom());
       let res: WireResponse;
       try {
         res = await this.once(url, req);
@@ -75,11 +84,21 @@ export class WireClient {
         if (attempt === 0 && isStaleConnection(err) && !req.signal?.aborted) continue;
         throw err;
       }
-      const { again, limited } = await pacer.next(bucket, url, attempt, res.status, res.headers);
-      if (limited) throw new NotTestable(`rate limited: ${limited}`);
+      if (req.throttleIsAnswer) {
+        pacer.learn(bucket, res.status, res.headers);
+        return res;
+      }
+      const { again, throttled } = await pacer.next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
+      if (throttled) throw new Throttled(throttled.message, { status: res.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }), attempts: attempt + 1 });
       if (!again) return res;
       // Sent again once pacer.before has waited out the bucket the 429 held.
     }
+  }
+
+  /** What this client's check may still wait for one request. */
+  waitRoom(): WaitRoom {
+    const { deadlineAt, deadlineMs } = this.options;
+    return deadlineAt === undefined ? {} : { leftMs: deadlineAt - performance.now(), ...(deadlineMs !== undefined && { deadlineMs }) };
   }
 
   private async once(url: string, req: WireRequest): Promise<WireResponse> {

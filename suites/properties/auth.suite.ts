@@ -38,7 +38,7 @@ describe.concurrent('auth properties', () => {
       predicate: async (edit) => {
         const edited = applyKeyEdit(key, edit);
         if (edited === key) return true; // replacing a character by itself
-        verifyRefused(c, await c.mcp.post(LIST, { key: edited }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
+        verifyRefused(c, await c.mcp.post(LIST, { key: edited, refusal: true }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
         return true;
       },
     });
@@ -62,7 +62,7 @@ describe.concurrent('auth properties', () => {
       arbitrary: value,
       predicate: async (authorization) => {
         if (authorization.includes(key)) return true;
-        verifyRefused(c, await c.mcp.post(LIST, { key: null, headers: { authorization } }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
+        verifyRefused(c, await c.mcp.post(LIST, { key: null, headers: { authorization }, refusal: true }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
         return true;
       },
     });

@@ -38,16 +38,16 @@ describe('the recording fetch of the SDK checks', () => {
     expect(await res.json()).toEqual({ ok: true });
     await recorder.settle();
     expect(log.map((e) => e.response?.status)).toEqual([429, 429, 200]);
-    expect(recorder.rateLimited()).toBeUndefined();
+    expect(recorder.throttled()).toBeUndefined();
   });
 
-  it('gives up after as many 429s in a row as any request, and says why', async () => {
+  it('stops after as many 429s in a row as any request, and says why: the throttle the check fails with', async () => {
     refusals.set('/always', 100);
     const log: Exchange[] = [];
     const recorder = recordingFetch(log, []);
     const res = await recorder.fetch(`${base}/always`, { method: 'POST', body: '{}', headers: { authorization: 'Bearer k2' } });
     expect(res.status).toBe(429);
     expect(log).toHaveLength(MAX_RETRIES + 1);
-    expect(recorder.rateLimited()).toBe(`/always answered 429 ${MAX_RETRIES + 1} times in a row despite waiting as told`);
+    expect(recorder.throttled()?.message).toBe(`throttled: /always answered 429 ${MAX_RETRIES + 1} times in a row despite waiting as told (Retry-After: 0)`);
   });
 });

@@ -22,7 +22,7 @@ export class Build extends ModelCommand {
     const { b, w, k } = aim(m, this.blockPick, this.own, this.keyPick)!;
     const step = this.begin(m, `build ${b.label} with ${keyName(k)}${this.own ? '' : ' (another workspace\'s block)'}`);
     if (this.own && k.live) m.streamingLeft -= 1;
-    const res = await r.c.mcp.recipe(r.recipes.build!, { blockId: b.id }, { key: secretOf(r, k) });
+    const res = await r.c.mcp.recipe(r.recipes.build!, { blockId: b.id }, { key: secretOf(r, k), refusal: !k.live });
     if (!k.live) return expectRevoked(r, step, res);
     expectLive(r, w, k, step, res);
     if (this.own) r.c.verify(accepted(res), `${step}: a key of the block's workspace may build it (model-sibling-keys-same-workspace)`, 'a result', r.c.brief(res));

@@ -26,7 +26,7 @@ export class CreateBlocks extends ModelCommand {
     const secret = secretOf(r, k);
     const replies = await Promise.all(Array.from({ length: n }, async () => {
       const vars: Record<string, unknown> = { title: `model block in ${this.ws}` };
-      const res = await r.c.mcp.recipe(r.recipes.create, vars, { key: secret });
+      const res = await r.c.mcp.recipe(r.recipes.create, vars, { key: secret, refusal: !k.live });
       return { res, id: vars.blockId };
     }));
     if (!k.live) {

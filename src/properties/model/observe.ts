@@ -43,7 +43,7 @@ export function listWith(r: Real, k: ModelKey, published: boolean | undefined): 
   const recipe = r.recipes.list;
   // service.md: "`blocks.list` accepts a boolean argument `published`."
   const args = { ...(fill(recipe.arguments, {}) as Record<string, unknown>), ...(published !== undefined && { published }) };
-  return r.c.mcp.call(recipe.tool, args, { key: secretOf(r, k) });
+  return r.c.mcp.call(recipe.tool, args, { key: secretOf(r, k), refusal: !k.live });
 }
 
 /** Compares a blocks.list reply with the model: exactly the workspace's blocks, partitioned by the filter. */

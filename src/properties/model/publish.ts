@@ -24,7 +24,7 @@ export class Publish extends ModelCommand {
     const step = this.begin(m, `${published ? 'publish' : 'unpublish'} ${b.label} with ${keyName(k)}${this.own ? '' : ' (another workspace\'s block)'}`);
     const recipe = r.recipes.publish!;
     const args = { ...(fill(recipe.arguments, { blockId: b.id }) as Record<string, unknown>), ...(r.recipes.unpublish && { published }) };
-    const res = await r.c.mcp.call(recipe.tool, args, { key: secretOf(r, k) });
+    const res = await r.c.mcp.call(recipe.tool, args, { key: secretOf(r, k), refusal: !k.live });
     if (!k.live) return expectRevoked(r, step, res);
     expectLive(r, w, k, step, res);
     if (this.own) {
