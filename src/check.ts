@@ -8,7 +8,8 @@ import { recordingFetch, type RecordingFetch } from './interop/recording-fetch.j
 import { finalMessage, McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { primaryRevision } from './revision-wire.js';
-import { CheckFailure, isVerdict, NotTestable, type CheckRecord, type InteropTag } from './verdict.js';
+import { CheckFailure, isVerdict, NotTestable, TargetLost, type CheckRecord, type InteropTag } from './verdict.js';
+import { lostExchange, targetGone } from './wire/target-liveness.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
@@ -62,6 +63,13 @@ export interface CheckContext {
   property<T>(spec: PropertySpec<T>): Promise<void>;
   /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
   tagClient(tag: InteropTag): void;
+}
+
+/** The request a check failed on because the target accepts no connection any more, described; else undefined. */
+async function lostTarget(wire: readonly Exchange[], url: string): Promise<string | undefined> {
+  const x = lostExchange(wire);
+  if (!x || !(await targetGone(url))) return undefined;
+  return `${x.request.method} ${new URL(x.request.url, url).pathname} at ${x.startedAt}: ${x.error}`;
 }
 
 /** What `brief` keeps of a reply. */
@@ -220,6 +228,15 @@ function register(
         record.status = 'not-testable';
         record.reason = err.reason;
         if (err.notApplicable) record.notApplicable = true;
+        return;
+      }
+      // The target went away (the wire client found it, or an SDK client met a connection that no longer opens):
+      // what the check saw says nothing of the service.
+      const lost = err instanceof TargetLost ? err.reason : await lostTarget(wire, target.mcpUrl);
+      if (lost) {
+        record.status = 'not-testable';
+        record.reason = `not judged: the target stopped answering (${lost})`;
+        record.targetLost = true;
         return;
       }
       const found = (err as { property?: PropertyRecord }).property;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CheckFailure, markServiceFault, NotTestable, Throttled } from './verdict.js';
+import { CheckFailure, markServiceFault, NotTestable, TargetLost, Throttled } from './verdict.js';
 import type { Exchange } from './wire/exchange.js';
 
 /** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
@@ -64,10 +64,10 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
   let inFlight: { value: T; done: Promise<boolean | void>; settled: boolean } | undefined;
   const runsRequested = Math.min(budget.timeLimitMs > 0 ? Math.min(budget.runs, spec.maxRuns ?? Infinity) : budget.runs, spec.runLimit ?? Infinity);
   /**
-   * A run that could not be judged (not testable) or that the deployment kept from judging (throttled beyond the
-   * wait budget): the search stops there, without shrinking on it, and the check ends with it.
+   * A run that could not be judged (not testable, the target gone) or that the deployment kept from judging
+   * (throttled beyond the wait budget): the search stops there, without shrinking on it, and the check ends with it.
    */
-  let blocked: NotTestable | Throttled | undefined;
+  let blocked: NotTestable | Throttled | TargetLost | undefined;
   const show = spec.show ?? ((v: T) => fc.stringify(v));
   let lastError: unknown;
   let runsStarted = 0;
@@ -76,7 +76,7 @@ export async function runProperty<T>(spec: PropertySpec<T>, seed: number, budget
     if (blocked) return true;
     wire.length = 0;
     const run = spec.predicate(value).catch((err: unknown) => {
-      if (!(err instanceof NotTestable || err instanceof Throttled)) throw err;
+      if (!(err instanceof NotTestable || err instanceof Throttled || err instanceof TargetLost)) throw err;
       blocked = err;
       return true;
     });

@@ -38,6 +38,43 @@ export interface Consumption {
   beyondBudget?: Record<string, number>;
 }
 
+/**
+ * The target stopped accepting connections mid-run: when the first check met it, the last request that got a
+ * reply before then, and the rows its checks left unjudged. The run then has no verdict (exit 2).
+ */
+export interface TargetLoss {
+  /** When the first request that found the target gone was sent (ISO), and how far into the run. */
+  at: string;
+  afterMs: number;
+  /** The last request that got a reply before then: method, path and time. */
+  lastReached?: string;
+  /** Requirement ids left without a verdict (a check of theirs met the loss, and none failed before it). */
+  unjudged: string[];
+}
+
+/** The loss, from the checks' records: undefined when no check met a target that had gone. */
+export function targetLoss(records: readonly CheckRecord[], requirements: readonly RequirementResult[], startedAt: Date): TargetLoss | undefined {
+  const lost = records.filter((r) => r.targetLost);
+  if (lost.length === 0) return undefined;
+  const failedAt = (r: CheckRecord) => r.wire.filter((x) => !x.response && x.error !== undefined).map((x) => Date.parse(x.startedAt));
+  const at = Math.min(...lost.flatMap(failedAt).filter((t) => !Number.isNaN(t)), Date.now());
+  const reached = records.flatMap((r) => r.wire).filter((x) => x.response && Date.parse(x.startedAt) <= at)
+    .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))[0];
+  const path = (url: string) => {
+    try {
+      return new URL(url).pathname;
+    } catch {
+      return url;
+    }
+  };
+  return {
+    at: new Date(at).toISOString(),
+    afterMs: Math.max(0, at - startedAt.getTime()),
+    ...(reached && { lastReached: `${reached.request.method} ${path(reached.request.url)} at ${reached.startedAt} (HTTP ${reached.response!.status})` }),
+    unjudged: requirements.filter((r) => r.status === 'not-testable' && r.checks.some((c) => c.targetLost)).map((r) => r.id),
+  };
+}
+
 export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number; error: number }
 
 export interface Results {
@@ -55,6 +92,8 @@ export interface Results {
   consumption?: Consumption;
   /** The run's property search budget (`--budget`) and how it was split: searches selected, each one's time box. */
   propertyBudget?: { budgetMs: number; searches: number; timeBoxMs: number };
+  /** Set when the target stopped answering mid-run: the run then has no verdict (exit 2). */
+  targetLost?: TargetLoss;
   /** Why the run passes or fails, in one line. */
   verdict: string;
   /** 0 conforms, 1 does not, 2 the harness erred (no verdict). */
@@ -162,10 +201,19 @@ export function untestableMusts(requirements: RequirementResult[]): RequirementR
  * the baseline, no selected row went untested, and no baseline entry is stale. A check the harness broke on
  * withholds the verdict: exit 2. A failing MAY or INFO row never fails the run: --strict is about SHOULD.
  */
-export function decide(requirements: RequirementResult[], strict: boolean): { exitCode: 0 | 1 | 2; verdict: string } {
+export function decide(requirements: RequirementResult[], strict: boolean, loss?: TargetLoss): { exitCode: 0 | 1 | 2; verdict: string } {
   const errors = requirements.filter((r) => r.status === 'error');
   if (errors.length > 0) {
     return { exitCode: 2, verdict: `harness error: ${errors.length} requirement(s) could not be judged because the harness itself failed (${list(errors)}); no verdict on the service` };
+  }
+  // Like a target unreachable at the start: no verdict, but what was found before the loss is said.
+  if (loss) {
+    const failedBefore = requirements.filter((r) => r.status === 'fail');
+    return {
+      exitCode: 2,
+      verdict: `no verdict: the target stopped answering at ${loss.at} (${(loss.afterMs / 1000).toFixed(1)} s into the run; the last request that reached it: ${loss.lastReached ?? 'none'}); ${loss.unjudged.length} requirement(s) left unjudged: ${loss.unjudged.slice(0, 5).join(', ')}${loss.unjudged.length > 5 ? ', ...' : ''}`
+        + (failedBefore.length > 0 ? `; before that, ${failedBefore.length} requirement(s) failed: ${list(failedBefore)}` : ''),
+    };
   }
   // One rule per row (failsRun, which the reports use too); the verdict names the rows by why they fail.
   const failingRows = requirements.filter((r) => failsRun(r, strict));

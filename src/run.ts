@@ -13,7 +13,7 @@ import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive
 import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
 import { QUICK_BUDGET } from './property.js';
-import { aggregate, decide, type Consumption, type Results } from './results.js';
+import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
 import { conformanceSecrets, writeReports } from './reports/index.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
@@ -183,7 +183,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
-  const { exitCode, verdict } = decide(requirements, options.strict);
+  const loss = targetLoss(records, requirements, startedAt);
+  const { exitCode, verdict } = decide(requirements, options.strict, loss);
   const results: Results = {
     schemaVersion: 1,
     tool: { name: pkg.name, version: pkg.version },
@@ -198,6 +199,7 @@ export async function runConformance(options: RunOptions): Promise<Results> {
     totals,
     consumption,
     ...(propertyBudget && { propertyBudget }),
+    ...(loss && { targetLost: loss }),
     verdict,
     exitCode,
   };

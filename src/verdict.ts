@@ -27,6 +27,8 @@ export interface CheckRecord {
   reason?: string;
   /** Not testable because the rule does not concern this target (see NotTestable): --strict spares it. */
   notApplicable?: boolean;
+  /** Not judged because the target stopped answering mid-run (TargetLost): the run has no verdict. */
+  targetLost?: boolean;
   /** Facts worth reporting that decide nothing (the description says "not shown"). */
   observations: string[];
   wire: Exchange[];
@@ -76,6 +78,17 @@ export class Throttled extends CheckFailure {
   constructor(message: string, actual: unknown) {
     super(message, 'a reply other than 429 once the deployment\'s Retry-After was waited out, within the run\'s wait budget and the check\'s deadline', actual);
     this.name = 'Throttled';
+  }
+}
+
+/**
+ * The target stopped accepting connections in the middle of the run: the check that met it is left unjudged
+ * (not testable, `targetLost`), never the service's failure, and the run ends without a verdict (exit 2).
+ */
+export class TargetLost extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'TargetLost';
   }
 }
 

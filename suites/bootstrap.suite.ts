@@ -28,8 +28,10 @@ const learnt = new Set<string>();
 /** A recording client on `log` that also redacts learnt keys, and removes a key from records once it is learnt. */
 class Recorder {
   readonly http: WireClient;
-  constructor(readonly log: Exchange[], readonly target: TargetInfo) {
-    this.http = new WireClient(log, () => runSecrets(target, [...learnt]), target.timeoutMs);
+  readonly target: TargetInfo;
+  constructor(readonly log: Exchange[], c: CheckContext) {
+    this.target = c.target;
+    this.http = c.http.sibling(log, () => runSecrets(c.target, [...learnt]));
   }
 
   async request(url: string, req: WireRequest): Promise<WireResponse> {
@@ -49,7 +51,7 @@ class Recorder {
 }
 
 function recorder(c: CheckContext): Recorder {
-  return new Recorder(c.http.log, c.target);
+  return new Recorder(c.http.log, c);
 }
 
 function testAddress(tag: string): string {
@@ -79,7 +81,7 @@ async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
     const permit = await bootstrapPermit(c.target, 'bootstrap-reply', 1);
     if (permit.granted < 1) return budgetSpentReason('the bootstrap reply checks', permit.budget);
     const exchanges: Exchange[] = [];
-    const rec = new Recorder(exchanges, c.target);
+    const rec = new Recorder(exchanges, c);
     const body = validBody('reply');
     const res = await rec.bootstrap({ json: body });
     const key = res.json?.apiKey;
@@ -259,7 +261,7 @@ describe.concurrent('bootstrap', () => {
     c.verify(typeof claimUrl === 'string', 'the reply has a claimUrl to look for', 'string', typeof claimUrl);
     // Poll without recording every read; the last read is the evidence.
     const scratch: Exchange[] = [];
-    const rec = new Recorder(scratch, c.target);
+    const rec = new Recorder(scratch, c);
     const deadline = performance.now() + MAIL_DEADLINE_MS;
     type Mail = { to?: string[]; subject?: string | null; text?: string | null; raw?: string };
     let mail: Mail | undefined;

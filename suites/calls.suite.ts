@@ -8,10 +8,11 @@ import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { findId } from '../src/profile-derive.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { WireClient, type WireResponse } from '../src/wire/client.js';
+import type { WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { isObject, listedItems, textOf } from '../src/tool-result.js';
 import { capBound, describeCapBound, describePlan } from '../src/limits.js';
+import { jsonSnippet } from '../src/kit/text.js';
 
 const MODERN = '2026-07-28';
 const SEP_1303 = '2025-11-25';
@@ -47,7 +48,7 @@ async function ownWorkspace(c: CheckContext, purpose: 'plan-cap' | 'published-fi
   const apiKey = own.key;
   c.addSecret(apiKey);
   const t = c.target;
-  const http = new WireClient(c.http.log, () => [t.apiKey, t.otherKey, t.revokedKey, apiKey].filter((k): k is string => !!k), t.timeoutMs);
+  const http = c.http.sibling(c.http.log, () => [t.apiKey, t.otherKey, t.revokedKey, apiKey].filter((k): k is string => !!k));
   c.observe(`ran in a workspace bootstrapped for this check (${purpose})`);
   return new McpSession(http, { ...t, apiKey });
 }
@@ -193,7 +194,7 @@ async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
   if (plan && maxBlocks !== undefined) cap.declared = { plan, maxBlocks };
   else cap.undeclared = plan ? `${describePlan(plan, limits?.plans[plan])} (the bootstrap plan) declares no cap` : 'no plan is declared for the workspaces the bootstrap endpoint creates (limits.bootstrapPlan)';
   // The fill records into its own log; each check copies it into its evidence.
-  const shared: CheckContext = { ...c, http: { log: cap.exchanges } as unknown as WireClient, observe: (n) => cap.notes.push(n), addSecret: (s) => cap.secrets.push(s) };
+  const shared: CheckContext = { ...c, http: c.http.sibling(cap.exchanges, () => c.secrets()), observe: (n) => cap.notes.push(n), addSecret: (s) => cap.secrets.push(s) };
   const mcp = await ownWorkspace(shared, 'plan-cap');
   if (!mcp) return { ...cap, noWorkspace: 'filling a workspace to its plan cap needs a workspace of its own (bootstrap), or it would disturb other checks on the shared one' };
   cap.before = (await listKeys(shared, mcp)).length;
@@ -212,7 +213,7 @@ async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
   cap.notes.push(cap.declared
     ? `declared: ${describePlan(cap.declared.plan, limits!.plans[cap.declared.plan])} (the bootstrap plan; ${limits!.sources.join(', ')}); fill bound: ${describeCapBound(cap.declared.maxBlocks)} blocks, so at most ${cap.bound} create(s)`
     : `no declared cap (${cap.undeclared}): at most ${CAP_BOUND} creates`);
-  cap.notes.push(`${cap.before} block(s) before; ${cap.created} create(s) succeeded; ${cap.after} block(s) listed after${cap.refusal ? `; refused with: ${JSON.stringify(finalMessage(cap.refusal)).slice(0, 300)}` : ''}`);
+  cap.notes.push(`${cap.before} block(s) before; ${cap.created} create(s) succeeded; ${cap.after} block(s) listed after${cap.refusal ? `; refused with: ${jsonSnippet(finalMessage(cap.refusal))}` : ''}`);
   return cap;
 }
 
@@ -287,7 +288,7 @@ describe('calls', () => {
           return false;
         }
       });
-      c.verify(mirrored, `${tool}: no text block holds the serialized structuredContent`, JSON.stringify(result.structuredContent).slice(0, 300), result.content);
+      c.verify(mirrored, `${tool}: no text block holds the serialized structuredContent`, jsonSnippet(result.structuredContent), result.content);
     }
     if (checked === 0) c.notApplicable('no call returned structuredContent: the rule concerns results that carry it');
   });

@@ -58,11 +58,13 @@ describe('stateless', () => {
     const mcp = sessionless(c);
     const legacy = LEGACY_REVISIONS.find((r) => target.revisions.includes(r));
     const preview = target.profile.streaming['schedule.preview'];
+    // Headers first: without a key they end the check here, before any probe is in flight unawaited.
+    const headers = mcp.headers();
     const probes: [string, Promise<WireResponse>][] = [
       ['tools/list', mcp.request('tools/list')],
       ['an unknown method', mcp.request('conformance/no-such-method')],
       ['a notification', mcp.post({ jsonrpc: '2.0', method: 'notifications/initialized' })],
-      ['GET', http.request(target.mcpUrl, { method: 'GET', headers: { ...mcp.headers(), accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS })],
+      ['GET', http.request(target.mcpUrl, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS })],
     ];
     if (legacy) {
       probes.push([`initialize (${legacy})`, mcp.request('initialize', { protocolVersion: legacy, capabilities: {}, clientInfo: { name: 'mcp-conformance-harness', version: '1' } })]);

@@ -6,6 +6,7 @@ import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
+import { jsonSnippet } from '../src/kit/text.js';
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -227,7 +228,7 @@ function describeReply(res: WireResponse): string {
 /** A toolError note for a final result that is a tool error: the recipe probably does not fit the target. */
 function observeToolError(c: CheckContext, res: WireResponse): void {
   const final = firstResponse(res)?.m;
-  if (final?.result?.isError === true) c.observe(`the result is a tool error (isError): ${JSON.stringify(final.result.content ?? '').slice(0, 300)}`);
+  if (final?.result?.isError === true) c.observe(`the result is a tool error (isError): ${jsonSnippet(final.result.content ?? '')}`);
 }
 
 type Timing = 'missing' | 'too short' | 'single' | 'bunched' | 'paced';
@@ -284,8 +285,8 @@ describe('streaming', () => {
         const final = firstResponse(res);
         c.verify(final !== undefined, `no final result in the reply (${describeReply(res)})`, 'a final result', res.messages ?? res.text.slice(0, 500));
         const m = final!.m;
-        c.verify('result' in m && m.result !== null && typeof m.result === 'object', `the call ended in ${'error' in m ? `a JSON-RPC error ${JSON.stringify(m.error).slice(0, 300)}` : 'no result object'}, not a result`, 'a result object', m);
-        const text = JSON.stringify(m.result.content ?? '').slice(0, 300);
+        c.verify('result' in m && m.result !== null && typeof m.result === 'object', `the call ended in ${'error' in m ? `a JSON-RPC error ${jsonSnippet(m.error)}` : 'no result object'}, not a result`, 'a result object', m);
+        const text = jsonSnippet(m.result.content ?? '');
         if (c.target.profile.streaming[tool]!.expectError) {
           c.observe(`the profile declares this call meant to fail (expectError); its result ${m.result.isError === true ? `is a tool error: ${text}` : 'is not a tool error'}`);
           return;

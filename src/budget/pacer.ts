@@ -45,9 +45,14 @@ export function holdBackMs(status: number, headers: Record<string, string>): num
  * e.g. outside a check) and the check's whole deadline, for the message.
  */
 export interface WaitRoom {
-  leftMs?: number;
+  leftMs: number;
   deadlineMs?: number;
+  /** Whose deadline it is, for the message: `this check` unless said. */
+  owner?: string;
 }
+
+/** The room of a request that no check's deadline bounds (work shared by checks, the SDK clients' proxy). */
+export const OUTSIDE_A_CHECK: WaitRoom = { leftMs: 15_000, deadlineMs: 15_000, owner: 'this request' };
 
 /** Why a throttle ended a check: the message, and what a check would have needed instead. */
 export interface Throttle {
@@ -66,6 +71,14 @@ const seconds = (ms: number) => (ms >= 10_000 ? Math.round(ms / 1000) : Math.rou
  */
 class Pacer {
   private readonly readyAt = new Map<string, number>();
+  /** Buckets whose hold a 429 set (not a reply's RateLimit fields): waiting on them spends the run's wait budget. */
+  private readonly throttled = new Set<string>();
+  /**
+   * Buckets the deployment refused MAX_RETRIES + 1 times in a row despite waiting as told, with that throttle:
+   * until one of their requests is served, a 429 on them ends the request at once (waiting would cost every
+   * check the same seconds for the same answer).
+   */
+  private readonly refusing = new Map<string, string>();
   private target: TargetInfo | undefined;
 
   configure(target: TargetInfo): void {
@@ -76,9 +89,11 @@ class Pacer {
    * Waits until the bucket is expected to hold a token again. A hold longer than the check can wait is not
    * waited: the request goes now, and its own reply (a 429, most likely) is judged by `next`.
    */
-  async before(bucket: string, room: WaitRoom = {}): Promise<void> {
+  async before(bucket: string, room: WaitRoom = OUTSIDE_A_CHECK): Promise<void> {
     const wait = (this.readyAt.get(bucket) ?? 0) - Date.now();
-    if (wait <= 0 || (room.leftMs !== undefined && wait > room.leftMs)) return;
+    if (wait <= 0 || wait > room.leftMs) return;
+    // Held by a 429 once the run's wait budget is spent: the reply will be a 429 that cannot be waited out either.
+    if (this.throttled.has(bucket) && this.target && ((await reserveWait(this.target, 0)).leftMs ?? 1) <= 0) return;
     addSpent({ waitedMs: wait });
     await sleep(wait);
   }
@@ -89,6 +104,11 @@ class Pacer {
     // A 429 always waits a little: Retry-After 0 from a bucket that is still empty would spin.
     const wait = status === 429 ? Math.max(hold ?? DEFAULT_WAIT_MS, 50) : hold;
     if (wait !== undefined && wait > 0) this.readyAt.set(bucket, Math.max(this.readyAt.get(bucket) ?? 0, Date.now() + wait));
+    if (status === 429) this.throttled.add(bucket);
+    else {
+      this.throttled.delete(bucket);
+      this.refusing.delete(bucket);
+    }
     return wait;
   }
 
@@ -99,16 +119,22 @@ class Pacer {
    * refused again after waiting as told). The one rule of every request a check sends, through the wire
    * client or an SDK.
    */
-  async next(bucket: string, url: string, attempt: number, status: number, headers: Record<string, string>, room: WaitRoom = {}): Promise<{ again: boolean; throttled?: Throttle }> {
+  async next(bucket: string, url: string, attempt: number, status: number, headers: Record<string, string>, room: WaitRoom = OUTSIDE_A_CHECK): Promise<{ again: boolean; throttled?: Throttle }> {
     const wait = this.learn(bucket, status, headers);
     if (status !== 429 || wait === undefined) return { again: false };
     const path = new URL(url).pathname;
     const told = headers['retry-after'] !== undefined ? `Retry-After: ${headers['retry-after']}` : 'no Retry-After';
     const stop = (message: string) => ({ again: false, throttled: { message, status: 429 as const, ...(headers['retry-after'] !== undefined && { retryAfter: headers['retry-after'] }) } });
-    if (attempt >= MAX_RETRIES) return stop(`throttled: ${path} answered 429 ${attempt + 1} times in a row despite waiting as told (${told})`);
+    if (attempt >= MAX_RETRIES) {
+      const message = `throttled: ${path} answered 429 ${attempt + 1} times in a row despite waiting as told (${told})`;
+      this.refusing.set(bucket, message);
+      return stop(message);
+    }
+    const before = this.refusing.get(bucket);
+    if (before) return stop(`${before}; this request on the same bucket got 429 again (${told}) and was not waited out`);
     const throttledFor = `throttled for ${seconds(wait)} s (429 from ${path}, ${told})`;
     if (room.leftMs !== undefined && wait > room.leftMs) {
-      return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s this check has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
+      return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s ${room.owner ?? 'this check'} has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
     }
     const reserved = this.target ? await reserveWait(this.target, wait) : { granted: true };
     if (!reserved.granted) {

@@ -25,7 +25,7 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
     if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));
     return results.exitCode;
   }
-  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
+  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable${results.targetLost ? ` (${results.targetLost.unjudged.length} of them unjudged: the target stopped answering)` : ''}, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   const searches = describeSearches(results);
   if (searches) console.log(`properties: ${searches}`);

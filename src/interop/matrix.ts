@@ -190,6 +190,8 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
       const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.target.protocol), wire: [], requests: 0 };
       const missing = CLIENTS[id].missing();
       if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
+      // A service with no key to give the client (the bootstrap refused, none given): nothing to connect with.
+      else if (!key && c.target.profile.kind === 'service') cell.notRun = { reason: c.target.noKeyReason ?? 'the run holds no API key for the clients' };
       else if (mode === 'stdio' && !stdio) cell.notRun = { reason: 'the stdio proxy runs with --target stdio (or on the embedded target, the repository\'s proxy)', notApplicable: true };
       cells.push(cell);
     }

@@ -3,7 +3,7 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
-import { bucketOf, pacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
+import { bucketOf, OUTSIDE_A_CHECK, pacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -24,7 +24,7 @@ export interface RecordingFetch {
 }
 
 /** A fetch for the SDK's transport that records every exchange into `log` (the check's wire log), `secrets` redacted. */
-export function recordingFetch(log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => ({})): RecordingFetch {
+export function recordingFetch(log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => OUTSIDE_A_CHECK): RecordingFetch {
   const reading = new Set<Promise<void>>();
   const stops = new Set<() => void>();
   const refusing = noRedirectFetch(fetch, () => secrets);

@@ -10,3 +10,17 @@ export function truncate(text: string, max: number): string {
 export function oneLine(text: string, max = 300): string {
   return truncate(text.replace(/\s+/g, ' ').trim(), max);
 }
+
+/**
+ * A value as JSON cut to `max` characters, for messages about what a service sent: whatever it sent, even
+ * nothing (`JSON.stringify(undefined)` is undefined, and a broken service must not break the message).
+ */
+export function jsonSnippet(value: unknown, max = 300): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  return (text ?? String(value)).slice(0, max);
+}

@@ -1,5 +1,6 @@
 import { NotTestable, Throttled } from '../verdict.js';
 import { WireClient } from '../wire/client.js';
+import { DEFAULT_WAIT_BUDGET_MS } from '../run-options.js';
 import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
 
@@ -9,16 +10,18 @@ export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: 
 
 /**
  * Asks the bootstrap endpoint (no auth) for a fresh workspace key, with a bounded, unique test address.
- * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks (a throttle
- * that outlasts it is a refusal). Never throws: a refusal says why.
+ * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks, for `waitMs`
+ * at most (a throttle that outlasts it is a refusal). Never throws: a refusal says why.
  */
-export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = []): Promise<BootstrapOutcome> {
+export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = [], waitMs = DEFAULT_WAIT_BUDGET_MS): Promise<BootstrapOutcome> {
   counter += 1;
   const humanEmail = `conformance+${Date.now().toString(36)}${counter}@example.com`;
   const url = `${baseUrl}/api/agent/bootstrap`;
   let res;
   try {
-    res = await new WireClient(log, () => [], timeoutMs).request(url, {
+    // Bounded like a check: a Retry-After beyond `waitMs` is a refusal now, not a wait of minutes.
+    const client = new WireClient(log, () => [], timeoutMs, { deadlineAt: performance.now() + waitMs, deadlineMs: waitMs, deadlineOwner: `bootstrap ${label}` });
+    res = await client.request(url, {
       method: 'POST',
       json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
     });

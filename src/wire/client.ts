@@ -1,7 +1,8 @@
 import { request as undiciRequest } from 'undici';
-import { bucketOf, pacer, type WaitRoom } from '../budget/pacer.js';
+import { bucketOf, OUTSIDE_A_CHECK, pacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
-import { markServiceFault, Throttled } from '../verdict.js';
+import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
+import { isConnectionError, targetGone } from './target-liveness.js';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
@@ -50,6 +51,8 @@ export interface WireOptions {
   deadlineAt?: number;
   /** The check's whole deadline in ms, for the message of a throttle beyond it. */
   deadlineMs?: number;
+  /** Whose deadline it is (`this check` unless said), for that message. */
+  deadlineOwner?: string;
 }
 
 /**
@@ -61,7 +64,7 @@ export class WireClient {
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
-    private readonly defaultTimeoutMs: number,
+    readonly defaultTimeoutMs: number,
     readonly options: WireOptions = {},
   ) {}
 
@@ -95,10 +98,19 @@ export class WireClient {
     }
   }
 
-  /** What this client's check may still wait for one request. */
+  /**
+   * What this client's check may still wait for one request. A client without a deadline (work shared by
+   * several checks) still waits no longer than OUTSIDE_A_CHECK allows for one request: no wait outlasts a check.
+   */
   waitRoom(): WaitRoom {
-    const { deadlineAt, deadlineMs } = this.options;
-    return deadlineAt === undefined ? {} : { leftMs: deadlineAt - performance.now(), ...(deadlineMs !== undefined && { deadlineMs }) };
+    const { deadlineAt, deadlineMs, deadlineOwner } = this.options;
+    if (deadlineAt === undefined) return OUTSIDE_A_CHECK;
+    return { leftMs: deadlineAt - performance.now(), ...(deadlineMs !== undefined && { deadlineMs }), ...(deadlineOwner && { owner: deadlineOwner }) };
+  }
+
+  /** Another client of the same check (its own log and secrets): the same pacing and deadline. */
+  sibling(log: Exchange[], secrets: () => readonly string[], options: WireOptions = {}): WireClient {
+    return new WireClient(log, secrets, this.defaultTimeoutMs, { ...this.options, ...options });
   }
 
   private async once(url: string, req: WireRequest): Promise<WireResponse> {
@@ -166,6 +178,8 @@ export class WireClient {
     } catch (err) {
       countExchange(url, method, undefined, 0, {});
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
+      // A target that accepts no connection any more went away: nothing of this check can be judged.
+      if (!abort.signal.aborted && isConnectionError(err) && await targetGone(url)) throw new TargetLost(`${method} ${new URL(url).pathname} at ${record.startedAt}: ${record.error}`);
       // No reply, a reset, a deadline: the service's doing, judged as its failure (not the harness's error).
       throw markServiceFault(err);
     } finally {

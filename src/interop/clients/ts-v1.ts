@@ -280,7 +280,14 @@ async function runMode(mode: Mode): Promise<void> {
     return connection;
   }
 
+  /** A streaming call that timed out: the later ones would each wait as long, and the row already fails on it. */
+  let streamingTimedOut: string | undefined;
+
   async function callStep(client: SdkClient, call: PlanCall): Promise<void> {
+    if (call.streaming && streamingTimedOut) {
+      say('call', { tool: call.tool, ok: false, error: `not called: ${streamingTimedOut} timed out, and this call would wait as long`, progress: [] });
+      return;
+    }
     const progress: ProgressRecord[] = [];
     let resultAt: number | undefined;
     const sent = performance.now();
@@ -309,7 +316,9 @@ async function runMode(mode: Mode): Promise<void> {
         ...(text !== undefined && { text: text.slice(0, TEXT_LIMIT) }),
       });
     } catch (err) {
-      say('call', { tool: call.tool, ok: false, error: failure(err), progress });
+      const error = failure(err);
+      if (call.streaming && /timed? ?out/i.test(JSON.stringify(error))) streamingTimedOut = `the call of ${call.tool}`;
+      say('call', { tool: call.tool, ok: false, error, progress });
     }
   }
 
