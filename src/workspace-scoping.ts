@@ -158,6 +158,8 @@ function usable(c: CheckContext, r: ScopedResource, recipes: CallRecipe[]): Call
 
 /** A resource of the check's own, created with the run's key under a unique name. */
 async function createOwn(c: CheckContext, r: ScopedResource): Promise<{ vars: Record<string, unknown>; id: string; title: string }> {
+  // A recipe that captures no id is the profile's (the user's) gap, not the service's failure.
+  if (!r.create.capture?.[r.idVar]) c.notTestable(`the ${r.create.tool} recipe captures no ${r.idVar}, so the ${r.noun} it creates cannot be named`);
   const title = `scoping probe ${randomBytes(6).toString('hex')}`;
   const vars: Record<string, unknown> = { title };
   const created = await c.mcp.recipe(r.create, vars);
