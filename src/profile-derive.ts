@@ -25,14 +25,23 @@ export interface ListedTool {
   inputSchema?: Record<string, any>;
   outputSchema?: Record<string, any>;
   description?: string;
+  /** MCP tool annotations: `readOnlyHint` tells a read from a write (workspace-scoping checks). */
+  annotations?: Record<string, unknown>;
 }
 
 type Schema = Record<string, any>;
 
-/** `blockId` -> `block`; `id` on `blocks.build` -> `block`; undefined when the argument names no resource. */
+/**
+ * `blockId` -> `block`; `id` on `blocks.build` -> `block`; `sourceId` on `dataSources.testConnection` ->
+ * `dataSource` (the tool's own resource, named short); undefined when the argument names no resource.
+ */
 export function resourceOf(argument: string, tool: string): string | undefined {
   const m = /^(.+?)_?(?:Id|ID|_id)$/.exec(argument);
-  if (m) return m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1);
+  if (m) {
+    const named = m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1);
+    const own = singular(tool.split('.')[0]!);
+    return own !== named && own.toLowerCase().endsWith(named.toLowerCase()) ? own : named;
+  }
   if (argument === 'id') return singular(tool.split('.')[0]!);
   return undefined;
 }
@@ -185,7 +194,65 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
     const args = argumentsFor(publisher, seed, (p) => (p === idArg ? '{{blockId}}' : undefined));
     calls.publishBlock = { tool: publisher.name, arguments: { ...args, [idArg]: '{{blockId}}', published: true } };
   } else gaps.publishBlock = 'the spec names no way to publish a block (only blocks.list\'s `published` filter), and tools/list offers no tool taking `published` and a block id';
+  // Workspace scoping of data sources: a source of the check's own, named so that it can be looked for in lists.
+  const dataSources = deriveResourceTools(tools, 'dataSource', seed);
+  if (dataSources?.create) calls.createDataSource = dataSources.create;
+  else gaps.createDataSource = 'the target\'s tools/list does not offer dataSources.create (the description names no way to register a data source)';
+  if (dataSources?.list) calls.listDataSources = dataSources.list;
+  else gaps.listDataSources = 'the target\'s tools/list does not offer dataSources.list';
   return { ...base, setup, streaming, calls, gaps };
+}
+
+/** What tools/list offers for one kind of resource, as recipes (deriveResourceTools). */
+export interface ResourceTools {
+  /** `<resource>s.create`, naming the resource `{{title}}` and capturing `<resource>Id`. */
+  create?: CallRecipe;
+  /** `<resource>s.list`. */
+  list?: CallRecipe;
+  /** Tools requiring the resource's id that are annotated read-only, taking `{{<resource>Id}}`. */
+  reads: CallRecipe[];
+  /** The other tools requiring the resource's id: without a read-only annotation a tool may write. */
+  writes: CallRecipe[];
+  /** Tools requiring the resource's id and another resource's too, left out (no id of that one is at hand). */
+  skipped: string[];
+}
+
+/** The first free-text required string argument of a tool: the one to put a name in. */
+function nameArgument(tool: ListedTool): string | undefined {
+  const props: Record<string, Schema> = tool.inputSchema?.properties ?? {};
+  return (tool.inputSchema?.required as string[] | undefined ?? []).find((k) => props[k]?.type === 'string' && !props[k]?.enum && !props[k]?.format && !props[k]?.pattern && !('const' in props[k]!) && resourceOf(k, tool.name) === undefined);
+}
+
+/**
+ * The tools of one kind of resource in the target's tools/list, as recipes: `<resource>s.create`,
+ * `<resource>s.list`, and every tool requiring the resource's id (`scheduleId`, or `id` on a `schedules.*`
+ * tool). Undefined when tools/list offers none of them. Names come from tools/list alone (its source of truth).
+ */
+export function deriveResourceTools(tools: ListedTool[], resource: string, seed: number): ResourceTools | undefined {
+  const plural = `${resource}s`;
+  const idVar = `${resource}Id`;
+  const creator = tools.find((t) => t.name === `${plural}.create`);
+  const lister = tools.find((t) => t.name === `${plural}.list`);
+  const required = (t: ListedTool): string[] => (Array.isArray(t.inputSchema?.required) ? t.inputSchema!.required as string[] : []);
+  const ops = tools.filter((t) => t !== creator && t !== lister && required(t).some((p) => resourceOf(p, t.name) === resource));
+  if (!creator && !lister && ops.length === 0) return undefined;
+  const out: ResourceTools = { reads: [], writes: [], skipped: [] };
+  if (creator) {
+    const plain = argumentsFor(creator, seed, () => undefined);
+    const nameArg = nameArgument(creator);
+    out.create = { tool: creator.name, arguments: nameArg ? { ...plain, [nameArg]: '{{title}}' } : plain, capture: { [idVar]: { find: resource } } };
+  }
+  if (lister) out.list = { tool: lister.name, arguments: argumentsFor(lister, seed, () => undefined) };
+  for (const t of ops) {
+    const others = required(t).filter((p) => ![undefined, resource].includes(resourceOf(p, t.name)));
+    if (others.length > 0) {
+      out.skipped.push(`${t.name} (it also needs ${others.join(', ')})`);
+      continue;
+    }
+    const recipe = { tool: t.name, arguments: argumentsFor(t, seed, (p) => (resourceOf(p, t.name) === resource ? `{{${idVar}}}` : undefined)) };
+    (t.annotations?.readOnlyHint === true ? out.reads : out.writes).push(recipe);
+  }
+  return out;
 }
 
 /** A captured id found by name in a result: `<resource>Id`, `id` under `<resource>`, or a top-level `id`. */

@@ -34,6 +34,21 @@ export interface Profile {
     createBlock?: CallRecipe;
     publishBlock?: CallRecipe;
     listBlocks?: CallRecipe;
+    /**
+     * Registers a data source named `{{title}}` and captures `dataSourceId`, the variable the
+     * `dataSources.testConnection` and `dataSources.triggerRefresh` recipes use (workspace-scoping checks).
+     */
+    createDataSource?: CallRecipe;
+    listDataSources?: CallRecipe;
+    /**
+     * Saved schedules, for a target that offers them (the description's `schedule.preview` keeps none):
+     * `createSchedule` names one `{{title}}` and captures `scheduleId`; `readSchedule` and `writeSchedule`
+     * take `{{scheduleId}}`. Without them the checks build these from the target's tools/list.
+     */
+    createSchedule?: CallRecipe;
+    listSchedules?: CallRecipe;
+    readSchedule?: CallRecipe;
+    writeSchedule?: CallRecipe;
   };
   /**
    * Build the recipes from the target's tools/list at the start of the run (src/profile-derive.ts) instead

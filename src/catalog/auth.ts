@@ -122,4 +122,32 @@ export const authRequirements: Requirement[] = [
     source: 'service.md §Authentication 3, 7',
     text: 'A key is workspace-scoped: one key carries the context of one workspace. A key is equivalent to workspace admin for the MCP write surface. (Another workspace\'s key cannot publish or build this workspace\'s blocks.)',
   },
+  {
+    id: 'auth-workspace-scoped-data-sources-read',
+    group: 'auth',
+    level: 'MUST',
+    source: 'service.md §Authentication 3; §Resources (Data source: "Operated through `dataSources.testConnection` and `dataSources.triggerRefresh`")',
+    text: 'A key is workspace-scoped: one key carries the context of one workspace. (With another workspace\'s key, the list of data sources never shows this workspace\'s data source, and `dataSources.testConnection` on its id is refused.)',
+  },
+  {
+    id: 'auth-workspace-scoped-data-sources-write',
+    group: 'auth',
+    level: 'MUST',
+    source: 'service.md §Authentication 3, 7; §Resources (Data source)',
+    text: 'A key is workspace-scoped: one key carries the context of one workspace. A key is equivalent to workspace admin for the MCP write surface. (Another workspace\'s key cannot run `dataSources.triggerRefresh` on this workspace\'s data source, and the source shows no refresh afterwards.)',
+  },
+  {
+    id: 'auth-workspace-scoped-schedules-read',
+    group: 'auth',
+    level: 'MUST',
+    source: 'service.md §Authentication 3; §Resources (Schedule); §Endpoints 1 rule 1 ("The server\'s `tools/list` is the source of truth for the tool set")',
+    text: 'A key is workspace-scoped: one key carries the context of one workspace. (Where tools/list offers saved schedules, another workspace\'s key never lists this workspace\'s schedule, and a read-only tool taking its id is refused. `schedule.preview` keeps no schedule: a target offering only it is not concerned.)',
+  },
+  {
+    id: 'auth-workspace-scoped-schedules-write',
+    group: 'auth',
+    level: 'MUST',
+    source: 'service.md §Authentication 3, 7; §Resources (Schedule); §Endpoints 1 rule 1',
+    text: 'A key is workspace-scoped: one key carries the context of one workspace. A key is equivalent to workspace admin for the MCP write surface. (Where tools/list offers saved schedules, another workspace\'s key cannot change this workspace\'s schedule with a tool taking its id, and the schedule stays as it was.)',
+  },
 ];

@@ -61,16 +61,26 @@ export const bootstrapRequirements: Requirement[] = [
   {
     id: 'bootstrap-wrong-type-4xx',
     group: 'bootstrap',
-    level: 'MUST',
+    level: 'SHOULD',
     source: 'service.md §Endpoints 2 (Request body); RFC 9110 §15.5.1',
     text: '`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string. A field of another type is a client error (400-class).',
+    levelReason: 'The description declares each field\'s type but no sentence demands that a field of another type be refused (a service may read 42 as "42"), so refusing it is a SHOULD; a 5xx for it is bootstrap-bad-field-no-5xx\'s failure.',
   },
   {
     id: 'bootstrap-bad-email-4xx',
     group: 'bootstrap',
-    level: 'MUST',
+    level: 'SHOULD',
     source: 'service.md §Endpoints 2 (Request body); RFC 9110 §15.5.1',
     text: '`humanEmail`: string, e-mail address. Address of the human who receives the claim link.',
+    levelReason: 'The description declares `humanEmail` an e-mail address but no sentence demands that another value be refused (the claim mail then cannot arrive, bootstrap-claim-mail\'s concern), so refusing it is a SHOULD; a 5xx is bootstrap-bad-field-no-5xx\'s failure.',
+  },
+  {
+    id: 'bootstrap-bad-field-no-5xx',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'RFC 9110 §15.6 (spec-requirements DISC-09); service.md §Endpoints 2 (Request body)',
+    text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (A field of another type, or a `humanEmail` that is not an address, is the client\'s error: the body is accepted or refused with a 4xx, never answered 5xx.)',
+    levelReason: 'RFC 9110 defines a 5xx as the server\'s own failure; a wrong type or a bad address is the client\'s, which the service may accept or refuse with a 4xx, so only crashing on it breaks the contract: MUST.',
   },
   {
     id: 'bootstrap-malformed-body-4xx',
@@ -84,7 +94,7 @@ export const bootstrapRequirements: Requirement[] = [
     group: 'bootstrap',
     level: 'MUST',
     source: 'service.md §Endpoints 2 (Method: POST); RFC 9110 §15.5.6',
-    text: 'The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource\'s currently supported methods.',
+    text: 'The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource\'s currently supported methods. (The bootstrap endpoint\'s method is POST: a 405 it answers to GET names POST in Allow. No sentence demands a 405 for GET: a GET answered otherwise is not concerned.)',
   },
   {
     id: 'bootstrap-claim-mail',

@@ -21,13 +21,27 @@ export const rateLimitRequirements: Requirement[] = [
     levelReason: 'The sentence says each plan has limits of its own, not that two plans\' limits differ, and the order compared comes from the user\'s declaration (which may be the one at fault), so a mismatch is a warning.',
   },
   {
-    // RFC 6585 makes Retry-After a MAY; the harness expects it at SHOULD strength: MCP defines no
-    // rate-limit signalling at all (RATE-01), so it is the only machine-readable explanation a 429 can give.
-    id: 'rate-limit-retry-after',
+    // RFC 6585's one sentence on a 429's reply holds a SHOULD (details) and a MAY (Retry-After): a row each,
+    // and a third for the grammar of a Retry-After that is sent.
+    id: 'rate-limit-429-explained',
     group: 'rate-limit',
     level: 'SHOULD',
-    source: 'service.md §Limits ("Per-plan rate limits exist"); RFC 6585 §4 (RATE-03); RFC 9110 §10.2.3 (RATE-05)',
-    text: 'The response representations SHOULD include details explaining the condition, and MAY include a Retry-After header indicating how long to wait before making a new request. (Retry-After = HTTP-date / delay-seconds.)',
+    source: 'service.md §Limits ("Per-plan rate limits exist"); RFC 6585 §4 (RATE-03)',
+    text: 'The response representations SHOULD include details explaining the condition. (A 429 with an empty body explains nothing.)',
+  },
+  {
+    id: 'rate-limit-retry-after',
+    group: 'rate-limit',
+    level: 'MAY',
+    source: 'service.md §Limits ("Per-plan rate limits exist"); RFC 6585 §4 (RATE-03)',
+    text: 'The response representations ... MAY include a Retry-After header indicating how long to wait before making a new request.',
+  },
+  {
+    id: 'rate-limit-retry-after-syntax',
+    group: 'rate-limit',
+    level: 'MUST',
+    source: 'RFC 9110 §2.2, §10.2.3 (RATE-05)',
+    text: 'A sender MUST NOT generate protocol elements that do not match the grammar defined by the corresponding ABNF rules. (Retry-After = HTTP-date / delay-seconds: a 429 that carries Retry-After carries one of the two.)',
   },
   {
     id: 'rate-limit-retry-after-honest',

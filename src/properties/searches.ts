@@ -16,7 +16,7 @@ export interface PropertySearch {
 export const PROPERTY_SEARCHES: readonly PropertySearch[] = [
   { id: 'auth-any-value', rows: ['auth-key-not-echoed', 'auth-other-scheme-401', 'auth-unknown-key-401'] },
   { id: 'auth-key-edits', rows: ['auth-altered-key-401', 'auth-key-not-echoed'] },
-  { id: 'bootstrap-spoiled-bodies', rows: ['bootstrap-bad-email-4xx', 'bootstrap-missing-field-no-5xx', 'bootstrap-wrong-type-4xx'] },
+  { id: 'bootstrap-spoiled-bodies', rows: ['bootstrap-bad-field-no-5xx', 'bootstrap-missing-field-no-5xx'] },
   { id: 'bootstrap-valid-bodies', rows: ['bootstrap-key-works', 'bootstrap-returns-claim-url', 'bootstrap-returns-key'] },
   { id: 'jsonrpc-batches', rows: ['jsonrpc-batch-2025-03-26'] },
   { id: 'jsonrpc-envelope-ids', rows: ['jsonrpc-id-echo'] },

@@ -42,7 +42,5 @@ export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: nu
   return outcome;
 }
 
-/** `<prefix>_live_<secret>` → `<prefix>`. */
-export function keyPrefixOf(key: string | undefined): string | undefined {
-  return key ? /^([^_\s]+)_live_/.exec(key)?.[1] : undefined;
-}
+/** `<prefix>_live_<secret>` → `<prefix>`, whatever characters the prefix holds (src/key-form.ts). */
+export { keyPrefixOf } from '../key-form.js';

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { check } from '../../src/check.js';
+import { hasKeyForm } from '../../src/key-form.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
 
@@ -25,7 +26,7 @@ describe.concurrent('bootstrap properties', () => {
         const res = await bootstrap(c, { ...b, humanEmail: unique(b.humanEmail) });
         c.verify(res.status === 200 || res.status === 201, 'a valid body succeeds (200 or 201)', '200 or 201', `${res.status} ${res.text.slice(0, 200)}`);
         const { apiKey, claimUrl } = res.json ?? {};
-        c.verify(typeof apiKey === 'string' && /^[^_\s]+_live_\S+$/.test(apiKey), 'the reply has an apiKey of the form <prefix>_live_<secret>', '<prefix>_live_<secret>', typeof apiKey);
+        c.verify(typeof apiKey === 'string' && hasKeyForm(apiKey, c.target.keyPrefix), 'the reply has an apiKey of the form <prefix>_live_<secret>', '<prefix>_live_<secret>', typeof apiKey);
         c.verify(typeof claimUrl === 'string' && URL.canParse(claimUrl) && /^https?:$/.test(new URL(claimUrl).protocol), 'the reply has an absolute http(s) claimUrl', 'absolute http(s) URL', claimUrl);
         const used = await c.mcp.request('tools/list', undefined, { key: apiKey });
         c.verify(used.status === 200 && Array.isArray(finalMessage(used)?.result?.tools), 'tools/list with the new key returns the tools', 200, used.status);
@@ -36,7 +37,10 @@ describe.concurrent('bootstrap properties', () => {
 
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred."
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
-  check(['bootstrap-wrong-type-4xx', 'bootstrap-bad-email-4xx', 'bootstrap-missing-field-no-5xx'], 'property: a body with fields missing, of another type, or a bad address gets a 4xx, never a 5xx', async (c) => {
+  // Judged at MUST only: that a spoiled body is refused at all is a SHOULD (bootstrap-wrong-type-4xx,
+  // -bad-email-4xx), which the scenario checks judge; a check fails every row it verifies, so this one
+  // verifies only the rows its MUST verdicts are about.
+  check(['bootstrap-bad-field-no-5xx', 'bootstrap-missing-field-no-5xx'], 'property: a body with fields missing, of another type, or a bad address is accepted or refused with a 4xx, never a 5xx', async (c) => {
     const runLimit = await runsAllowed(c, 'bootstrap-spoiled-bodies', 100);
     await c.property({
       id: 'bootstrap-spoiled-bodies',
@@ -47,9 +51,8 @@ describe.concurrent('bootstrap properties', () => {
       predicate: async ({ body, invalid }) => {
         if (typeof body.humanEmail === 'string' && body.humanEmail.includes('@') && !invalid) body = { ...body, humanEmail: unique(body.humanEmail) };
         const res = await bootstrap(c, body);
-        c.verify(res.status < 500, 'the reply is never a 5xx', 'below 500', res.status);
-        if (invalid) c.verify(res.status >= 400 && res.status < 500, `a body with ${invalid} is refused with a 4xx`, '4xx', res.status);
-        else c.verify(res.status < 300 || (res.status >= 400 && res.status < 500), 'the body is accepted or refused with a 4xx', '2xx or 4xx', res.status);
+        c.verify(res.status < 500, `the reply to a body${invalid ? ` with ${invalid}` : ''} is never a 5xx`, 'below 500', res.status);
+        c.verify(res.status < 300 || (res.status >= 400 && res.status < 500), 'the body is accepted or refused with a 4xx', '2xx or 4xx', res.status);
         return true;
       },
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpSession, finalMessage } from '../../src/mcp-session.js';
 import { fill, type Profile } from '../../src/profile.js';
-import { argumentsFor, deriveProfile, findId, listTools, resourceOf, type ListedTool } from '../../src/profile-derive.js';
+import { argumentsFor, deriveProfile, deriveResourceTools, findId, listTools, resourceOf, type ListedTool } from '../../src/profile-derive.js';
 import { schemaValidator } from '../../src/properties/schema-arbitrary.js';
 import type { TargetInfo } from '../../src/target-info.js';
 import { WireClient } from '../../src/wire/client.js';
@@ -24,6 +24,10 @@ describe('finding ids and resources by name', () => {
     expect(resourceOf('dataSourceId', 'dataSources.testConnection')).toBe('dataSource');
     expect(resourceOf('id', 'blocks.build')).toBe('block');
     expect(resourceOf('title', 'blocks.create')).toBeUndefined();
+    // A tool's own resource named short (a deployment's renamed argument) is still that resource.
+    expect(resourceOf('sourceId', 'dataSources.triggerRefresh')).toBe('dataSource');
+    expect(resourceOf('dataSourceId', 'blocks.create')).toBe('dataSource');
+    expect(resourceOf('sourceId', 'blocks.create')).toBe('source');
   });
 });
 
@@ -81,6 +85,50 @@ describe('deriving the service profile', () => {
     }
     const created = await mcp.recipe(profile.calls.createBlock!, { title: 'derived' });
     expect(finalMessage(created)?.result?.isError).not.toBe(true);
+  });
+
+  it('finds the data source creator and list for the scoping checks: a named source, its id captured by name, listed', async () => {
+    const profile = deriveProfile(BASE, tools, 1);
+    expect(profile.calls.createDataSource).toMatchObject({ tool: 'dataSources.create', arguments: { name: '{{title}}' }, capture: { dataSourceId: { find: 'dataSource' } } });
+    expect(profile.calls.listDataSources).toEqual({ tool: 'dataSources.list', arguments: {} });
+    // The streaming recipes take the variable the creator captures.
+    expect(profile.streaming['dataSources.triggerRefresh']?.arguments).toEqual({ dataSourceId: '{{dataSourceId}}' });
+    const mcp = new McpSession(new WireClient([], () => [], 5000), { ...target, profile });
+    const vars: Record<string, unknown> = { title: 'derived source' };
+    await mcp.recipe(profile.calls.createDataSource!, vars);
+    expect(vars.dataSourceId).toEqual(expect.any(String));
+    const listed = await mcp.recipe(profile.calls.listDataSources!, {});
+    expect(listed.text).toContain(vars.dataSourceId as string);
+    expect(listed.text).toContain('derived source');
+    const without = deriveProfile(BASE, tools.filter((t) => !t.name.startsWith('dataSources.')), 1);
+    expect(without.gaps?.createDataSource).toMatch(/does not offer dataSources.create/);
+    expect(without.gaps?.listDataSources).toMatch(/does not offer dataSources.list/);
+  });
+
+  it('a resource\'s tools from tools/list: creator, list, reads (read-only) and writes taking its id; none offered, none found', () => {
+    const idOnly = (name: string, annotations?: Record<string, unknown>, more: Record<string, unknown> = {}): ListedTool => ({
+      name, ...(annotations && { annotations }),
+      inputSchema: { type: 'object', properties: { scheduleId: { type: 'string' }, ...more }, required: ['scheduleId', ...Object.keys(more)] },
+    });
+    const offered: ListedTool[] = [
+      { name: 'schedule.preview', inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] } },
+      { name: 'schedules.create', inputSchema: { type: 'object', properties: { label: { type: 'string', minLength: 1 }, cron: { type: 'string', description: 'a cron expression' } }, required: ['label', 'cron'] } },
+      { name: 'schedules.list', inputSchema: { type: 'object', properties: {} } },
+      idOnly('schedules.get', { readOnlyHint: true }),
+      idOnly('schedules.delete', { readOnlyHint: false, destructiveHint: true }),
+      idOnly('schedules.rename'),
+      idOnly('schedules.attach', undefined, { blockId: { type: 'string' } }),
+    ];
+    const found = deriveResourceTools(offered, 'schedule', 1)!;
+    expect(found.create).toMatchObject({ tool: 'schedules.create', arguments: { label: '{{title}}', cron: expect.any(String) }, capture: { scheduleId: { find: 'schedule' } } });
+    expect(found.list).toEqual({ tool: 'schedules.list', arguments: {} });
+    expect(found.reads).toEqual([{ tool: 'schedules.get', arguments: { scheduleId: '{{scheduleId}}' } }]);
+    // Without a read-only annotation a tool may write.
+    expect(found.writes.map((r) => r.tool)).toEqual(['schedules.delete', 'schedules.rename']);
+    expect(found.skipped).toEqual(['schedules.attach (it also needs blockId)']);
+    // The reference offers schedule.preview alone: no schedule resource.
+    expect(deriveResourceTools(tools, 'schedule', 1)).toBeUndefined();
+    expect(deriveResourceTools(offered.filter((t) => t.name === 'schedules.get'), 'schedule', 1)).toMatchObject({ reads: [{ tool: 'schedules.get' }], writes: [] });
   });
 
   it('a tool the target lacks, or an id nothing creates, is a gap with the reason', () => {

@@ -32,6 +32,13 @@ describe('API keys', () => {
     expect(new Set(Array.from({ length: 50 }, () => generateKey('cnv'))).size).toBe(50);
   });
 
+  it('match their prefix literally, whatever characters it holds', () => {
+    for (const prefix of ['acme_sk', 'a.b', 'a+b/c']) expect(generateKey(prefix)).toMatch(keyPattern(prefix));
+    const key = generateKey('a.b');
+    expect(`axb${key.slice(3)}`).not.toMatch(keyPattern('a.b'));
+    expect(generateKey('acme')).not.toMatch(keyPattern('acme_sk'));
+  });
+
   it('are stored only as a hash', () => {
     const store = new Store();
     const ws = store.createWorkspace({ name: 'w', plan: 'trial' });

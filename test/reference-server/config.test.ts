@@ -11,6 +11,9 @@ describe('configuration', () => {
 
   it.each([
     [{ keyPrefix: 'Has Space' }, /keyPrefix/],
+    [{ keyPrefix: '' }, /keyPrefix/],
+    [{ keyPrefix: 'pad=' }, /keyPrefix/],
+    [{ keyPrefix: 'a_live_b' }, /keyPrefix/],
     [{ bootstrapPlan: 'nope' }, /bootstrapPlan/],
     [{ plans: { bad: { ratePerSecond: 0, burst: 1, maxBlocks: 1 } } }, /plan "bad"/],
     [{ port: 70000 }, /port/],
@@ -21,6 +24,10 @@ describe('configuration', () => {
     [{ publicBaseUrl: 'ftp://canvas.example.com' }, /http\(s\)/],
   ])('rejects %j with a clear message', (overrides, message) => {
     expect(() => resolveConfig(overrides as never)).toThrow(message);
+  });
+
+  it('accepts a key prefix of any b64token characters, `_` included', () => {
+    for (const keyPrefix of ['acme_sk', 'ACME', 'a-b.c~d+e/f', 'x']) expect(resolveConfig({ keyPrefix }).keyPrefix).toBe(keyPrefix);
   });
 
   it('accepts an origin with a trailing slash', () => {
