@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
+import { verifyHttpsUrls } from '../src/handed-out-urls.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
@@ -301,5 +302,14 @@ describe.concurrent('bootstrap', () => {
     if (url!.origin !== new URL(c.target.baseUrl).origin) c.notTestable(`the claim link is on ${url!.origin}, not the target's host; the harness sends traffic only to the target`);
     const page = await recorder(c).request(url!.href, { method: 'GET', headers: { accept: 'text/html, application/json;q=0.9' } });
     c.verify(page.status < 400, 'the claim link resolves', '< 400', page.status);
+  });
+
+  // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The claim link is the service's own URL.
+  check('wire-https-urls', 'the claimUrl is https when the service is reached over https', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    verifyCreated(c, res);
+    const claimUrl = res.json.claimUrl;
+    c.verify(typeof claimUrl === 'string', 'the reply has a claimUrl to judge', 'string', typeof claimUrl);
+    verifyHttpsUrls(c, [{ where: 'claimUrl', url: claimUrl }], 'the claimUrl');
   });
 });
