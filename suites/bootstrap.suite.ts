@@ -304,12 +304,16 @@ describe.concurrent('bootstrap', () => {
     c.verify(page.status < 400, 'the claim link resolves', '< 400', page.status);
   });
 
-  // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The claim link is the service's own URL.
+  // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The claim link is the service's own URL. The
+  // rule is on the URLs handed out: a refused bootstrap, or a reply without claimUrl, hands out none (the
+  // rows above judge that), and leaves this check nothing to judge.
   check('wire-https-urls', 'the claimUrl is https when the service is reached over https', async (c) => {
     const { res } = await bootstrapOnce(c);
-    verifyCreated(c, res);
-    const claimUrl = res.json.claimUrl;
-    c.verify(typeof claimUrl === 'string', 'the reply has a claimUrl to judge', 'string', typeof claimUrl);
+    const claimUrl = res.json?.claimUrl;
+    if ((res.status !== 200 && res.status !== 201) || typeof claimUrl !== 'string') {
+      c.observe(`the bootstrap answered ${res.status} ${typeof claimUrl === 'string' ? 'with' : 'without'} a claimUrl: no URL handed out to judge (bootstrap-returns-claim-url judges the reply)`);
+      return;
+    }
     verifyHttpsUrls(c, [{ where: 'claimUrl', url: claimUrl }], 'the claimUrl');
   });
 });

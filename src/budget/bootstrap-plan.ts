@@ -39,8 +39,6 @@ export const SHARES: Share[] = [
   { purpose: 'property:bootstrap-spoiled-bodies', wants: 3, tier: 2 },
   ...Object.entries(PROBE_BODIES).map(([check, n]): Share => ({ purpose: `probe-more:${check}`, wants: n - 1, tier: 2 })),
   { purpose: 'streaming', wants: 1, tier: 3 },
-  // The wire rows' round (suites/wire.suite.ts): its blocks in a workspace of its own.
-  { purpose: 'wire', wants: 1, tier: 3 },
   { purpose: 'fresh-key', wants: 3, tier: 3 },
 ];
 

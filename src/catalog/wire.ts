@@ -52,8 +52,7 @@ export const wireRequirements: Requirement[] = [
     group: 'wire',
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Resumability and Redelivery 1 (TRN-12); the same in 2025-03-26 and 2025-06-18',
-    text: 'Servers MAY attach an `id` field to their SSE events, as described in the SSE standard. If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use. (Without sessions, as the service: all streams of one key.)',
-    revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
+    text: 'Servers MAY attach an `id` field to their SSE events, as described in the SSE standard. If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use. (Without sessions, as the service: all streams of one key. 2026-07-28 removed resumable streams: on a target that speaks only that revision the rule does not apply.)',
     generic: true,
   },
   {
