@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # wrk: the reference load generator that `npm run bench:load` holds our autocannon runner against.
 # golang-go: only when no Go is on the PATH; k6 is built from its Go module below.
-if ! command -v make >/dev/null || ! command -v g++ >/dev/null || ! command -v python3 >/dev/null || ! command -v wrk >/dev/null || ! command -v go >/dev/null; then
+# openssl: test/harness/https-target.test.ts makes a self-signed certificate with it.
+if ! command -v make >/dev/null || ! command -v g++ >/dev/null || ! command -v python3 >/dev/null || ! command -v wrk >/dev/null || ! command -v go >/dev/null || ! command -v openssl >/dev/null; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3 wrk
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3 wrk openssl
   command -v go >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go
 fi
 

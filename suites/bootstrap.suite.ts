@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
 import { hasKeyForm } from '../src/key-form.js';
+import { verifyHttpsUrls } from '../src/handed-out-urls.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
@@ -345,5 +346,18 @@ describe.concurrent('bootstrap', () => {
     if (url!.origin !== new URL(c.target.baseUrl).origin) c.notTestable(`the claim link is on ${url!.origin}, not the target's host; the harness sends traffic only to the target`);
     const page = await recorder(c).request(url!.href, { method: 'GET', headers: { accept: 'text/html, application/json;q=0.9' } });
     c.verify(page.status < 400, 'the claim link resolves', '< 400', page.status);
+  });
+
+  // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The claim link is the service's own URL. The
+  // rule is on the URLs handed out: a refused bootstrap, or a reply without claimUrl, hands out none (the
+  // rows above judge that), and leaves this check nothing to judge.
+  check('wire-https-urls', 'the claimUrl is https when the service is reached over https', async (c) => {
+    const { res } = await bootstrapOnce(c);
+    const claimUrl = res.json?.claimUrl;
+    if ((res.status !== 200 && res.status !== 201) || typeof claimUrl !== 'string') {
+      c.observe(`the bootstrap answered ${res.status} ${typeof claimUrl === 'string' ? 'with' : 'without'} a claimUrl: no URL handed out to judge (bootstrap-returns-claim-url judges the reply)`);
+      return;
+    }
+    verifyHttpsUrls(c, [{ where: 'claimUrl', url: claimUrl }], 'the claimUrl');
   });
 });

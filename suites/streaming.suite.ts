@@ -7,6 +7,9 @@ import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { jsonSnippet } from '../src/kit/text.js';
+import {
+  judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
+} from '../src/wire-judge.js';
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -254,6 +257,33 @@ function timing(res: WireResponse, baselineMs: number | undefined): { verdict: T
   return { verdict: progress.length === 1 ? 'single' : 'bunched', headersLate, detail: progress.length === 1 ? `${detail} (its only progress notification)` : detail };
 }
 
+/**
+ * The round's replies for the wire rows (src/catalog/wire.ts, judged by src/wire-judge.ts): every stream of the
+ * fifteen, the 2026-07-28 call and the tools/list sent with them. No recipe is the profile's limit; recipes
+ * that could not be sent, or no reply at all, are the service's doing.
+ */
+async function wireReplies(c: CheckContext, options: { modern: boolean } = { modern: true }): Promise<{ r: Round; replies: LabelledReply[] }> {
+  if (!TOOLS.some((t) => c.target.profile.streaming[t])) c.notTestable(`the profile "${c.target.profile.name}" has no streaming recipe`);
+  const r = await getRound(c);
+  const replies: LabelledReply[] = r.streams.filter((s) => s.res).map((s) => ({ label: `${s.tool} (${s.variant})`, res: s.res!, exchanges: s.exchanges }));
+  if (options.modern && r.modern?.res) replies.push({ label: `${r.modern.tool} (2026-07-28)`, res: r.modern.res, exchanges: r.modern.exchanges });
+  const missing = r.streams.filter((s) => !s.res);
+  if (missing.length > 0) c.observe(`${missing.length} of ${r.streams.length} streams not judged: ${missing.slice(0, 3).map((s) => `${s.tool} (${s.variant}): ${s.setupProblem ?? s.error}`).join('; ')}`);
+  if (replies.length === 0) {
+    c.http.log.push(...r.setup);
+    c.verify(false, `no streaming call got a reply to judge (${missing.slice(0, 3).map((s) => s.setupProblem ?? s.error).join('; ')})`, 'replies of the streaming tools', missing.length);
+  }
+  if (r.ping.res) replies.push({ label: 'tools/list (sent with the streams)', res: r.ping.res, exchanges: r.ping.exchanges });
+  return { r, replies };
+}
+
+/** The event streams among them; none at all is the service's failure (stream-content-type names each). */
+function wireStreams(c: CheckContext, replies: LabelledReply[]): LabelledReply[] {
+  const sse = replies.filter((x) => x.res.events);
+  c.verify(sse.length > 0, `no streaming tool replied with an event stream (${replies.slice(0, 3).map((x) => `${x.label}: ${x.res.status} ${x.res.mediaType || 'no content type'}`).join('; ')})`, 'text/event-stream', replies.map((x) => x.res.mediaType).slice(0, 5));
+  return sse;
+}
+
 describe('streaming', () => {
   for (const tool of TOOLS) {
     for (const variant of VARIANTS) {
@@ -440,6 +470,53 @@ describe('streaming', () => {
         }
       }
     }
+  });
+
+  // The wire rows on the streams themselves (their sentences: src/catalog/wire.ts). "JSON-RPC messages MUST be
+  // UTF-8 encoded."
+  check('wire-utf8', 'the streaming tools\' replies are UTF-8', async (c) => {
+    const { r, replies } = await wireReplies(c);
+    judgeUtf8(c, replies, r.setup);
+  });
+
+  // "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON
+  // text." (RFC 8259 §8.1): no event's data; one BOM before a stream's first event is the SSE grammar's.
+  check('wire-json-no-bom', 'no event\'s data in the streaming tools\' streams begins with a byte order mark', async (c) => {
+    const { r, replies } = await wireReplies(c);
+    judgeNoBom(c, replies, r.setup);
+  });
+
+  // "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
+  check('wire-sse-data-jsonrpc', 'the data of every event of the streaming tools\' streams is one JSON-RPC message', async (c) => {
+    const { replies } = await wireReplies(c);
+    judgeSseData(c, wireStreams(c, replies));
+  });
+
+  // "Notifications MUST NOT include an ID." (the progress notifications of the streams)
+  check('wire-notification-no-id', 'no progress notification of the streaming tools carries an id', async (c) => {
+    const { replies } = await wireReplies(c);
+    judgeNotificationIds(c, replies);
+  });
+
+  // WHATWG: an event typed other than "message" never reaches a client's message handler.
+  check('wire-sse-event-type', 'every event of the streaming tools\' streams is of type message (or has no event field)', async (c) => {
+    const { replies } = await wireReplies(c);
+    judgeEventTypes(c, wireStreams(c, replies));
+  });
+
+  // "jsonrpc: ... MUST be exactly "2.0"." (every progress notification and final result inside the streams)
+  check('jsonrpc-version-member', 'every message inside the streaming tools\' streams says "jsonrpc": "2.0"', async (c) => {
+    const { replies } = await wireReplies(c);
+    judgeVersionMember(c, replies);
+  });
+
+  // "If present, the ID MUST be globally unique across all streams within that session—or all streams with that
+  // specific client, if session management is not in use." The fifteen streams are all of one key; the
+  // 2026-07-28 call is left out (that revision removed resumable streams).
+  check('wire-sse-event-id-unique', 'SSE event ids, where present, are unique across the fifteen streams of one key', async (c) => {
+    if (c.revision === MODERN) c.notApplicable('the target speaks only 2026-07-28, which has no resumable streams and so no rule on event ids');
+    const { replies } = await wireReplies(c, { modern: false });
+    judgeEventIds(c, wireStreams(c, replies));
   });
 
   // "When initiating an SSE stream, servers SHOULD include the `X-Accel-Buffering: no` header in the HTTP

@@ -22,6 +22,7 @@ const ESTIMATED_SECONDS: Record<string, number> = {
   'test/harness/server-everything.test.ts': 22,
   'test/load/k6-cli.test.ts': 21,
   'test/load/load-conformance-report.test.ts': 20,
+  'test/harness/https-target.test.ts': 20,
   'test/harness/cli.test.ts': 20,
   'test/load/load-mutants.test.ts': 17,
   'test/harness/progress.test.ts': 17,

@@ -63,8 +63,8 @@ export const jsonrpcRequirements: Requirement[] = [
     id: 'jsonrpc-version-member',
     group: 'jsonrpc',
     level: 'MUST',
-    source: 'JSON-RPC 2.0 §5 (RPC-01)',
-    text: 'jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0".',
+    source: 'JSON-RPC 2.0 §4, §5 (RPC-01); MCP 2025-11-25 basic/index §Messages',
+    text: 'jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0". (Every message: replies, and each request, notification and response inside an SSE stream.)',
     generic: true,
   },
   {

@@ -3,7 +3,7 @@
  * checked once here: the target kind and its base URL, keys from an option or the environment, mutant
  * names, seed, timeout. Each reader throws a UsageError (exit 2 through main()).
  */
-import { HOSTILE_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
+import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 import { enumOption, numberOption, secretOption, urlOption, UsageError } from '../kit/options.js';
 
 export type TargetKind = 'embedded' | 'url' | 'container' | 'stdio';
@@ -48,7 +48,7 @@ export function keyOption(values: Partial<Record<keyof typeof KEY_ENV, string>>,
 export type MutantFamily = 'conformance' | 'load';
 
 function mutantNames(family: MutantFamily): string[] {
-  return (family === 'conformance' ? [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS] : [...MUTANTS, ...LOAD_MUTANTS]).map((m) => m.name);
+  return (family === 'conformance' ? [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS, ...HTTPS_MUTANTS] : [...MUTANTS, ...LOAD_MUTANTS]).map((m) => m.name);
 }
 
 /** --mutant: embedded target only, and a known name (an unknown one lists the known ones). */

@@ -3,6 +3,7 @@ import { bucketOf, OUTSIDE_A_CHECK, pacer, type WaitRoom } from '../budget/pacer
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
 import { isConnectionError, targetGone } from './target-liveness.js';
+import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';
 import type { Exchange, SseEvent } from './exchange.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
@@ -35,6 +36,11 @@ export interface WireResponse {
   /** SSE replies: the events with arrival times, and their `data` parsed as JSON (undefined when not JSON). */
   events?: SseEvent[];
   messages?: any[];
+  /**
+   * What decoding the raw bytes hid (src/wire/body-decoder.ts): a leading BOM (removed from `text`, and from
+   * an event's `data` before it is parsed) and bytes that are not UTF-8 (U+FFFD in `text`).
+   */
+  bytes?: BodyBytes;
   /** False when the body was still streaming at the deadline. */
   closed: boolean;
   headersAt: number;
@@ -153,25 +159,28 @@ export class WireClient {
       const events: SseEvent[] = [];
       const isSse = mediaType === 'text/event-stream';
       const reader = isSse ? createSseReader((e) => events.push({ at: performance.now() - started, ...e })) : undefined;
-      const decoder = new TextDecoder();
+      const decoder = createBodyDecoder();
       try {
-        for await (const chunk of res.body) text += reader ? reader.feed(chunk as Uint8Array) : decoder.decode(chunk as Uint8Array, { stream: true });
+        for await (const chunk of res.body) text += reader ? reader.feed(chunk as Uint8Array) : decoder.decode(chunk as Uint8Array);
         text += reader ? reader.end() : decoder.decode();
       } catch (err) {
         if (!abort.signal.aborted) throw err;
         closed = false;
       }
       const endAt = performance.now() - started;
-      const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, headersAt, endAt };
+      const bytes = reader ? reader.bytes() : decoder.facts();
+      const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, headersAt, endAt, bytes };
       if (isSse) {
         response.events = events;
-        response.messages = events.map((e) => tryJson(e.data));
+        // An event's data is a JSON text: a BOM before it is parsed past and judged by its own row (wire-json-no-bom).
+        response.messages = events.map((e) => tryJson(withoutBom(e.data)));
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
       countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
+        ...((bytes.bom || !bytes.utf8) && { bytes }),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
       return response;

@@ -1,3 +1,5 @@
+import type { BodyBytes } from './body-decoder.js';
+
 /** One SSE event as it arrived: `at` is milliseconds since the request was sent. */
 export interface SseEvent {
   at: number;
@@ -14,6 +16,8 @@ export interface Exchange {
     headers: Record<string, string>;
     body?: string;
     events?: SseEvent[];
+    /** Present when decoding hid something: a leading BOM, bytes that are not UTF-8 (src/wire/body-decoder.ts). */
+    bytes?: BodyBytes;
     /** False when the stream was still open when the harness stopped reading (timeout). */
     closed?: boolean;
     /**

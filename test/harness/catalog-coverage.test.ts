@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MUTANTS } from '../../fixtures/mutants/index.js';
+import { HTTPS_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 import { STDIO_CLIENT_FAULTS, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { CATALOG } from '../../src/catalog/index.js';
 
@@ -12,11 +12,13 @@ interface Breaker {
 /**
  * Every deliberate fault whose declared rows a test proves failing: the mutants (test/harness/mutants.test.ts),
  * the broken stdio proxy's faults (test/harness/targets.test.ts) and those only some SDK clients trip on
- * (test/harness/interop-matrix.test.ts). The load and probe variants declare load error kinds, not rows, and
- * the hostile services prove the report door, not a row: neither counts.
+ * (test/harness/interop-matrix.test.ts), and the faults only an https target shows (test/harness/https-target.test.ts).
+ * The load and probe variants declare load error kinds, not rows, and the hostile services prove the report
+ * door, not a row: neither counts.
  */
 const BREAKERS: Breaker[] = [
   ...MUTANTS.map((m) => ({ by: `mutant ${m.name}`, violates: m.violates })),
+  ...HTTPS_MUTANTS.map((m) => ({ by: `https mutant ${m.name}`, violates: m.violates })),
   ...STDIO_FAULTS.map((f) => ({ by: `stdio fault ${f.fault}`, violates: [f.violates] })),
   ...STDIO_CLIENT_FAULTS.map((f) => ({ by: `stdio fault ${f.fault} (SDK stdio clients)`, violates: f.violates })),
 ];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { keyOption, mutantOption, seedOption, targetOption, timeoutOption } from '../../src/cli/shared-options.js';
 import { parseCommandLine } from '../../src/kit/command-line.js';
 import { enumOption, headerOption, listOption, numberOption, portOption, secretOption, urlOption, UsageError } from '../../src/kit/options.js';
-import { HOSTILE_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
+import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 
 /** The UsageError `read` throws (failing the test when it throws nothing or something else). */
 function usageError(read: () => unknown): string {
@@ -129,11 +129,12 @@ describe('the shared options of the harness commands', () => {
   });
 
   it('mutantOption: embedded only, a known name, else the known names listed', () => {
-    const conformanceNames = [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS].map((m) => m.name);
+    const conformanceNames = [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS, ...HTTPS_MUTANTS].map((m) => m.name);
     const loadNames = [...MUTANTS, ...LOAD_MUTANTS].map((m) => m.name);
     expect(mutantOption(undefined, 'url', 'load')).toBeUndefined();
     expect(mutantOption(LOAD_MUTANTS[0]!.name, 'embedded', 'load')).toBe(LOAD_MUTANTS[0]!.name);
     expect(mutantOption(HOSTILE_MUTANTS[0]!.name, 'embedded', 'conformance')).toBe(HOSTILE_MUTANTS[0]!.name);
+    expect(mutantOption(HTTPS_MUTANTS[0]!.name, 'embedded', 'conformance')).toBe(HTTPS_MUTANTS[0]!.name);
     expect(usageError(() => mutantOption(MUTANTS[0]!.name, 'url', 'conformance'))).toBe('--mutant works with the embedded target only');
     expect(usageError(() => mutantOption('nope', 'embedded', 'conformance'))).toBe(`unknown mutant "nope"; known: ${conformanceNames.join(', ')}`);
     expect(usageError(() => mutantOption(HOSTILE_MUTANTS[0]!.name, 'embedded', 'load'))).toBe(`unknown mutant "${HOSTILE_MUTANTS[0]!.name}"; known: ${loadNames.join(', ')}`);

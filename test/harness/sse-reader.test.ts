@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { BodyBytes } from '../../src/wire/body-decoder.js';
 import { createSseReader, type ParsedSseEvent } from '../../src/wire/sse-reader.js';
 
 /**
@@ -41,7 +42,7 @@ function expected(e: Written): ParsedSseEvent {
   return { data: e.data.join('\n'), ...(e.event !== undefined && { event: e.event }), ...(e.id !== undefined && { id: e.id }) };
 }
 
-function read(bytes: Uint8Array, cuts: number[]): ParsedSseEvent[] {
+function readAll(bytes: Uint8Array, cuts: number[]): { events: ParsedSseEvent[]; bytes: BodyBytes } {
   const events: ParsedSseEvent[] = [];
   const reader = createSseReader((e) => events.push(e));
   let from = 0;
@@ -51,8 +52,12 @@ function read(bytes: Uint8Array, cuts: number[]): ParsedSseEvent[] {
   }
   reader.feed(bytes.subarray(from));
   reader.end();
-  return events;
+  return { events, bytes: reader.bytes() };
 }
+
+const read = (bytes: Uint8Array, cuts: number[]): ParsedSseEvent[] => readAll(bytes, cuts).events;
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+const concat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
 
 describe('SSE reader', () => {
   it('property: any chunking of any valid stream yields the events written', () => {
@@ -62,6 +67,32 @@ describe('SSE reader', () => {
       expect(read(bytes, cuts)).toEqual(whole);
       expect(whole).toEqual(events.map(expected));
     }), { numRuns: 2000 });
+  });
+
+  it('property: a stream of UTF-8 without BOM is told so; one leading BOM is recorded and read past, at any chunking', () => {
+    fc.assert(fc.property(fc.array(eventArb, { minLength: 1, maxLength: 4 }), EOL, fc.array(fc.nat(), { maxLength: 20 }), (events, eol, cuts) => {
+      const bytes = new TextEncoder().encode(write(events, [eol]));
+      expect(readAll(bytes, cuts).bytes).toEqual({ bom: false, utf8: true });
+      const withBom = readAll(concat(BOM, bytes), cuts);
+      expect(withBom.bytes).toEqual({ bom: true, utf8: true });
+      expect(withBom.events).toEqual(events.map(expected));
+    }), { numRuns: 300 });
+  });
+
+  it('bytes that are not UTF-8 are told, wherever the chunks split them; the events are still read (with U+FFFD)', () => {
+    // "é" in Latin-1 (0xE9) followed by ASCII, and a UTF-8 sequence cut short at the end of the stream.
+    const latin1 = concat(new TextEncoder().encode('data: {"name":"caf'), Uint8Array.of(0xe9), new TextEncoder().encode('"}\n\n'));
+    for (let cut = 0; cut <= latin1.length; cut++) {
+      const r = readAll(latin1, [cut]);
+      expect(r.bytes, `cut at ${cut}`).toEqual({ bom: false, utf8: false });
+      expect(r.events).toEqual([{ data: '{"name":"caf\uFFFD"}' }]);
+    }
+    const truncated = concat(new TextEncoder().encode('data: {}\n\n'), Uint8Array.of(0xe2, 0x82));
+    expect(readAll(truncated, [3]).bytes).toEqual({ bom: false, utf8: false });
+    // A second BOM is no stream-opening BOM: it stays in the text, where the rows that judge data see it.
+    const twice = readAll(concat(BOM, new TextEncoder().encode('data: '), BOM, new TextEncoder().encode('{}\n\n')), [4]);
+    expect(twice.bytes).toEqual({ bom: true, utf8: true });
+    expect(twice.events).toEqual([{ data: '\uFEFF{}' }]);
   });
 
   it('property: byte-at-a-time reading equals one-piece reading', () => {

@@ -49,6 +49,16 @@ describe('wire client', () => {
         return;
       }
     }
+    if (req.url === '/bom') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(Buffer.concat([Buffer.of(0xef, 0xbb, 0xbf), Buffer.from('{"ok":true}')]));
+      return;
+    }
+    if (req.url === '/latin1') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=iso-8859-1' });
+      res.end(Buffer.from('{"name":"caf\u00e9"}', 'latin1'));
+      return;
+    }
     if (req.url === '/open') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"n":1}\n\n');
@@ -76,9 +86,26 @@ describe('wire client', () => {
     expect(log[0]!.response!.status).toBe(200);
   });
 
+  it('keeps what decoding hides: a JSON body\'s BOM (parsed past, recorded) and bytes that are not UTF-8', async () => {
+    const log: Exchange[] = [];
+    const client = new WireClient(log, () => [], 2000);
+    const bom = await client.request(`http://127.0.0.1:${port}/bom`);
+    expect(bom.json).toEqual({ ok: true });
+    expect(bom.bytes).toEqual({ bom: true, utf8: true });
+    const latin1 = await client.request(`http://127.0.0.1:${port}/latin1`);
+    expect(latin1.bytes).toEqual({ bom: false, utf8: false });
+    expect(latin1.json).toEqual({ name: 'caf\uFFFD' });
+    const plain = await client.request(`http://127.0.0.1:${port}/json`, { json: {} });
+    expect(plain.bytes).toEqual({ bom: false, utf8: true });
+    // The wire log says so where it matters, and only there.
+    expect(log.map((e) => e.response?.bytes)).toEqual([{ bom: true, utf8: true }, { bom: false, utf8: false }, undefined]);
+  });
+
   it('reads SSE events with arrival times, CRLF and comments included', async () => {
     const res = await new WireClient([], () => [], 2000).request(`http://127.0.0.1:${port}/sse`);
     expect(res.messages).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(res.events!.map((e) => e.event)).toEqual(['message', undefined]);
+    expect(res.bytes).toEqual({ bom: false, utf8: true });
     expect(res.events![1]!.at - res.events![0]!.at).toBeGreaterThanOrEqual(40);
     expect(res.closed).toBe(true);
   });
