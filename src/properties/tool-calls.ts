@@ -151,9 +151,20 @@ export function validCalls(s: ToolSetup, revisions: (Revision | undefined)[]): f
   }));
 }
 
-/** Invalid arguments of a tool (refused at validation, before any streaming step: every tool weighs the same). */
-function invalidCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> | undefined {
-  const spoilable = s.tools.map((t) => ({ t, bad: invalidValues(t.schema, { hints: s.hints }) })).filter((x): x is { t: Tool; bad: fc.Arbitrary<InvalidValue> } => x.bad !== undefined);
+/**
+ * Invalid arguments of a tool (refused at validation, before any streaming step: every tool weighs the same).
+ * A tool whose spoiled values the judge never refuses within AIM_SEARCH (a pattern every string matches,
+ * say) is left out, observed.
+ */
+function invalidCalls(c: CheckContext, s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> | undefined {
+  const spoilable: { t: Tool; bad: fc.Arbitrary<InvalidValue> }[] = [];
+  for (const t of s.tools) {
+    const bad = invalidValues(t.schema, { hints: s.hints });
+    if (!bad) continue;
+    const outcome = searchValue(bad, (v) => !t.validate(v.value), c.target.seed, AIM_SEARCH);
+    if (outcome.found) spoilable.push({ t, bad });
+    else c.observe(`no invalid arguments found for ${t.name} within ${AIM_SEARCH.deadlineMs} ms (${outcome.tries} spoiled values, all valid): left out of the search`);
+  }
   if (spoilable.length === 0) return undefined;
   return fc.oneof(...spoilable.map(({ t, bad }) => fc.record({ bad, revision: fc.constantFrom(...revisions) })
     .map(({ bad: b, revision }) => ({ tool: t.name, args: b.value, mutation: b.mutation, revision }))));
@@ -166,8 +177,8 @@ function invalidCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arb
 export async function invalidArgumentsProperty(c: CheckContext, id: string, revisions: (Revision | undefined)[], judge: (call: Call, msg: any) => void): Promise<void> {
   const s = await prepareTools(c, id);
   const byName = new Map(s.tools.map((t) => [t.name, t]));
-  const calls = invalidCalls(s, revisions);
-  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
+  const calls = invalidCalls(c, s, revisions);
+  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything the harness can build');
   await c.property({
     id,
     arbitrary: calls,
