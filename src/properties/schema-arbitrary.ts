@@ -161,7 +161,7 @@ const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
  * output writes `{"allOf": [{"$ref": ...}], "nullable": true}`. Such a `nullable` is left out of what ajv
  * compiles (the same object when there is none, so ajv's cache and `$id`s behave as before).
  */
-function withoutTypelessNullable(schema: JsonSchema): JsonSchema {
+export function withoutTypelessNullable(schema: JsonSchema): JsonSchema {
   let changed = false;
   const walk = (node: unknown, depth: number): unknown => {
     if (!isObject(node) || depth > 64) return node;
