@@ -9,13 +9,15 @@ import { ARGUMENT_SEARCH, noValidArguments, searchValue, type SearchBounds, type
  * `published` argument of `blocks.list`; "Complete list of tools, the arguments of every tool except
  * `blocks.list`, and the JSON shape of replies: not shown" and "The server's `tools/list` is the source of
  * truth for the tool set". So:
- * - arguments are the smallest valid instance of each tool's `inputSchema` (required properties only);
+ * - arguments are the smallest valid instance of each tool's `inputSchema` (required properties only), read
+ *   through `$ref`, `allOf` and unions, or else the first valid sample a bounded, seeded search finds;
  * - an argument that names another resource's id (`blockId`, `dataSourceId`, or `id` on a `blocks.*` tool)
  *   takes an id captured from the result of the tool that creates that resource, found by name in the
  *   result (`{ "find": "block" }`), not by our paths;
  * - a creator is `blocks.create` (named by the spec) or `<resources>.create` when tools/list offers one;
  *   publishing is any tool besides `blocks.list` taking a boolean `published` and a block id.
- * What cannot be built is a gap, with the reason its rows give as not testable.
+ * What cannot be built is a gap, with the reason its rows give as not testable ("no valid arguments found for
+ * <tool> within N ms" when the search ends empty).
  */
 
 /** The five streaming tools (service.md §Events) and the list tool. */
