@@ -120,17 +120,17 @@ describe('deriving recipes from real schemas', () => {
   });
 
   it('a tool no valid arguments are found for, within the search\'s bounds, is a gap that names it, never a hang', () => {
-    const bounds = { deadlineMs: 200, maxTries: 100_000 };
+    const bounds = { deadlineMs: 100, maxTries: 100_000 };
     const impossible = FASTMCP_TOOLS.map((t) => (t.name === 'blocks.create'
       ? { ...t, inputSchema: { ...t.inputSchema, properties: { ...t.inputSchema!.properties, title: { allOf: [{ type: 'string' }, { type: 'integer' }] } } } }
       : t.name === 'dataSources.create'
         ? { ...t, inputSchema: { ...t.inputSchema, properties: { ...t.inputSchema!.properties, name: { type: 'string', pattern: '^(?!a)a$' } } } }
         : t));
     const profile = deriveProfile(BASE, impossible, 1, bounds);
-    expect(profile.gaps?.createBlock).toMatch(/^no valid arguments found for blocks\.create within 200 ms \(\d+ candidates from its inputSchema, none valid; the last: data\/title must be (string|integer)\)$/);
+    expect(profile.gaps?.createBlock).toMatch(/^no valid arguments found for blocks\.create within 100 ms \(\d+ candidates from its inputSchema, none valid; the last: data\/title must be (string|integer)\)$/);
     expect(profile.gaps?.['blocks.create']).toBe(profile.gaps?.createBlock);
-    expect(profile.gaps?.['blocks.build']).toMatch(/needs a block id, and blocks\.create cannot be called: no valid arguments found for blocks\.create within 200 ms/);
-    expect(profile.gaps?.['dataSources.testConnection']).toMatch(/no valid arguments found for dataSources\.create within 200 ms .*must match pattern/);
+    expect(profile.gaps?.['blocks.build']).toMatch(/needs a block id, and blocks\.create cannot be called: no valid arguments found for blocks\.create within 100 ms/);
+    expect(profile.gaps?.['dataSources.testConnection']).toMatch(/no valid arguments found for dataSources\.create within 100 ms .*must match pattern/);
     expect(profile.gaps?.publishBlock).toMatch(/no block can be created: no valid arguments found for blocks\.create/);
     expect(profile.streaming['schedule.preview']).toBeDefined();
     expect(profile.calls.createBlock).toBeUndefined();
