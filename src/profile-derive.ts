@@ -1,6 +1,7 @@
-import fc from 'fast-check';
 import type { CallRecipe, Profile } from './profile.js';
 import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
+import { admittedTypes, alternativesOf, fold, view, type JsonSchema } from './properties/schema-resolve.js';
+import { ARGUMENT_SEARCH, noValidArguments, searchValue, type SearchBounds, type SearchOutcome } from './properties/value-search.js';
 
 /**
  * The `service` profile: call recipes built from what the spec names and what the target's `tools/list`
@@ -8,13 +9,15 @@ import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
  * `published` argument of `blocks.list`; "Complete list of tools, the arguments of every tool except
  * `blocks.list`, and the JSON shape of replies: not shown" and "The server's `tools/list` is the source of
  * truth for the tool set". So:
- * - arguments are the smallest valid instance of each tool's `inputSchema` (required properties only);
+ * - arguments are the smallest valid instance of each tool's `inputSchema` (required properties only), read
+ *   through `$ref`, `allOf` and unions, or else the first valid sample a bounded, seeded search finds;
  * - an argument that names another resource's id (`blockId`, `dataSourceId`, or `id` on a `blocks.*` tool)
  *   takes an id captured from the result of the tool that creates that resource, found by name in the
  *   result (`{ "find": "block" }`), not by our paths;
  * - a creator is `blocks.create` (named by the spec) or `<resources>.create` when tools/list offers one;
  *   publishing is any tool besides `blocks.list` taking a boolean `published` and a block id.
- * What cannot be built is a gap, with the reason its rows give as not testable.
+ * What cannot be built is a gap, with the reason its rows give as not testable ("no valid arguments found for
+ * <tool> within N ms" when the search ends empty).
  */
 
 /** The five streaming tools (service.md §Events) and the list tool. */
@@ -32,13 +35,15 @@ export interface ListedTool {
 type Schema = Record<string, any>;
 
 /**
- * `blockId` -> `block`; `id` on `blocks.build` -> `block`; `sourceId` on `dataSources.testConnection` ->
- * `dataSource` (the tool's own resource, named short); undefined when the argument names no resource.
+ * `blockId` -> `block`; `data_source_id` (python's spelling) -> `dataSource`; `id` on `blocks.build` ->
+ * `block`; `sourceId` on `dataSources.testConnection` -> `dataSource` (the tool's own resource, named short);
+ * undefined when the argument names no resource.
  */
 export function resourceOf(argument: string, tool: string): string | undefined {
   const m = /^(.+?)_?(?:Id|ID|_id)$/.exec(argument);
   if (m) {
-    const named = m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1);
+    const camel = m[1]!.replace(/_+([a-zA-Z0-9])/g, (_all, c: string) => c.toUpperCase());
+    const named = camel.charAt(0).toLowerCase() + camel.slice(1);
     const own = singular(tool.split('.')[0]!);
     return own !== named && own.toLowerCase().endsWith(named.toLowerCase()) ? own : named;
   }
@@ -68,29 +73,41 @@ function plainString(name: string, s: Schema, seed: number): string {
   return text.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, text.length)));
 }
 
+/** How deep the smallest instance goes: a required recursion deeper than this has no finite instance to guess. */
+const MINIMAL_DEPTH = 12;
+
 /**
  * The smallest valid instance of a schema: `const`, `default`, `examples`, `enum` first, then required
- * properties only. `placeholder` may replace a top-level property (an id to capture).
+ * properties only, through local `$ref`s and `allOf` (src/properties/schema-resolve.ts); of a union, the
+ * first alternative that is not `null`. `placeholder` may replace a top-level property (an id to capture).
+ * A guess: the judge (ajv) says whether it is valid.
  */
-function minimal(s: Schema, name: string, seed: number, placeholder?: (property: string) => string | undefined, depth = 0): unknown {
+function minimal(schema: JsonSchema, root: JsonSchema, name: string, seed: number, placeholder?: (property: string) => string | undefined, depth = 0): unknown {
+  const s = view(schema, root);
+  if (typeof s === 'boolean' || depth > MINIMAL_DEPTH) return depth === 0 ? {} : `conformance ${name}`;
   if ('const' in s) return s.const;
   if ('default' in s) return s.default;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[k]) && s[k].length > 0) return minimal(s[k][0], name, seed, placeholder, depth + 1);
-  if (Array.isArray(s.allOf)) return Object.assign({}, ...s.allOf.map((x: Schema) => minimal(x, name, seed, placeholder, depth + 1)));
+  const union = alternativesOf(s);
+  if (union) {
+    // `Optional[T]` is anyOf [T, null]: T is what a caller means; null only when nothing else is offered.
+    const alternatives = union.alternatives.map((alt) => fold(union.base, view(alt, root)));
+    const chosen = alternatives.find((alt) => !(typeof alt === 'object' && (alt.type === 'null' || alt.const === null))) ?? alternatives[0]!;
+    return minimal(chosen, root, name, seed, placeholder, depth + 1);
+  }
   const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') ?? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      const props: Record<string, Schema> = s.properties ?? {};
+      const props: Record<string, JsonSchema> = s.properties ?? {};
       for (const key of Array.isArray(s.required) ? s.required as string[] : []) {
         const id = depth === 0 ? placeholder?.(key) : undefined;
-        out[key] = id ?? (props[key] ? minimal(props[key], key, seed, undefined, depth + 1) : `conformance ${key}`);
+        out[key] = id ?? (props[key] !== undefined ? minimal(props[key]!, root, key, seed, undefined, depth + 1) : `conformance ${key}`);
       }
       return out;
     }
-    case 'array': return Array.from({ length: typeof s.minItems === 'number' ? s.minItems : 0 }, () => minimal(s.items ?? {}, name, seed, undefined, depth + 1));
+    case 'array': return Array.from({ length: typeof s.minItems === 'number' ? s.minItems : 0 }, () => minimal(s.items ?? {}, root, name, seed, undefined, depth + 1));
     case 'integer': case 'number': {
       const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 1;
       const hi = typeof s.maximum === 'number' ? s.maximum : Infinity;
@@ -103,53 +120,111 @@ function minimal(s: Schema, name: string, seed: number, placeholder?: (property:
   }
 }
 
-/** Arguments for `tool`: the minimal instance, or a seeded valid sample when the guess fails the schema. */
-export function argumentsFor(tool: ListedTool, seed: number, placeholder: (property: string) => string | undefined): Record<string, unknown> {
+/** A tool's arguments, or why none could be built (the gap its rows give as not testable). */
+export type Arguments = { args: Record<string, unknown> } | { gap: string };
+
+/** Searches already made for a tool's arguments, by tool name: a run searches once per tool. */
+export type ArgumentSearches = Map<string, SearchOutcome<unknown>>;
+
+/**
+ * Arguments for `tool`: the minimal instance when the judge takes it, else the first valid value a seeded
+ * search finds within `bounds` (ids put in place afterwards), else a gap: "no valid arguments found for
+ * <tool> within N ms".
+ */
+export function argumentsFor(tool: ListedTool, seed: number, placeholder: (property: string) => string | undefined,
+  searches: ArgumentSearches = new Map(), bounds: SearchBounds = ARGUMENT_SEARCH): Arguments {
   const schema = tool.inputSchema ?? { type: 'object' };
-  const guess = (typeof schema === 'object' ? minimal(schema, tool.name, seed, placeholder) : {}) as Record<string, unknown>;
-  let validate: ((v: unknown) => boolean) | undefined;
+  const guess = (typeof schema === 'object' ? minimal(schema, schema, tool.name, seed, placeholder) : {}) as Record<string, unknown>;
+  let validate: ReturnType<typeof schemaValidator>;
   try {
     validate = schemaValidator(schema);
   } catch {
-    return guess;
+    // A schema the judge cannot read: the guess is all there is (tools-input-schema-compiles says why).
+    return { args: isPlainObject(guess) ? guess : {} };
   }
   // Placeholders are strings; judge the guess with plausible ids in their place.
   const probe = JSON.parse(JSON.stringify(guess).replace(/"\{\{\w+\}\}"/g, '"00000000-0000-4000-8000-000000000000"'));
-  if (validate(probe)) return guess;
-  const [sample] = fc.sample(validValues(schema, { maxStringLength: 24 }).filter((v) => validate(v)), { seed, numRuns: 1 });
-  if (sample && typeof sample === 'object') {
-    const out = { ...(sample as Record<string, unknown>) };
-    for (const key of Object.keys(out)) {
-      const id = placeholder(key);
-      if (id) out[key] = id;
-    }
-    return out;
+  if (isPlainObject(guess) && validate(probe)) return { args: guess };
+  let outcome = searches.get(tool.name);
+  if (!outcome) {
+    outcome = searchValue(validValues(schema, { maxStringLength: 24 }), (v) => isPlainObject(v) && validate(v), seed, bounds, (v) => validate.errors(v));
+    searches.set(tool.name, outcome);
   }
-  return guess;
+  if (!outcome.found) return { gap: noValidArguments(tool.name, outcome, bounds) };
+  const out = { ...(outcome.value as Record<string, unknown>) };
+  for (const key of Object.keys(out)) {
+    const id = placeholder(key);
+    if (id) out[key] = id;
+  }
+  return { args: out };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A top-level property's schema as the generators read it (through `$ref`s and `allOf`), or undefined. */
+function propertyOf(tool: ListedTool, name: string): Schema | undefined {
+  const root = tool.inputSchema;
+  if (!root) return undefined;
+  const top = view(root, root);
+  const prop = typeof top === 'object' && top.properties && typeof top.properties === 'object' ? top.properties[name] : undefined;
+  if (prop === undefined) return undefined;
+  const s = view(prop, root);
+  return typeof s === 'object' ? s : undefined;
+}
+
+/** The top-level property names of a tool's inputSchema (through a root `$ref` or `allOf`). */
+function propertyNames(tool: ListedTool): string[] {
+  const root = tool.inputSchema;
+  if (!root) return [];
+  const top = view(root, root);
+  return typeof top === 'object' && top.properties && typeof top.properties === 'object' ? Object.keys(top.properties) : [];
+}
+
+/** The required top-level properties of a tool's inputSchema. */
+function requiredOf(tool: ListedTool): string[] {
+  const root = tool.inputSchema;
+  if (!root) return [];
+  const top = view(root, root);
+  return typeof top === 'object' && Array.isArray(top.required) ? top.required : [];
+}
+
+/** Whether a top-level property takes booleans (`Optional[bool]`, anyOf [boolean, null], included). */
+function takesBoolean(tool: ListedTool, name: string): boolean {
+  const root = tool.inputSchema;
+  const prop = root && view(root, root);
+  if (!root || typeof prop !== 'object' || !prop.properties?.[name]) return false;
+  return admittedTypes(prop.properties[name], root)?.includes('boolean') ?? false;
 }
 
 /** Builds the profile's recipes from the target's tools. */
-export function deriveProfile(base: Profile, tools: ListedTool[], seed: number): Profile {
+export function deriveProfile(base: Profile, tools: ListedTool[], seed: number, bounds: SearchBounds = ARGUMENT_SEARCH): Profile {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const gaps: Record<string, string> = {};
   const setup: CallRecipe[] = [];
-  const captured = new Map<string, string>(); // resource -> var name
+  const searches: ArgumentSearches = new Map();
+  const argsOf = (tool: ListedTool, placeholder: (property: string) => string | undefined) => argumentsFor(tool, seed, placeholder, searches, bounds);
+  const captured = new Map<string, string | { gap: string }>(); // resource -> var name, or why it cannot be created
   /** A creator recipe for a resource, added to setup once; undefined (with the reason) when there is none. */
   const creatorOf = (resource: string): string | undefined | { gap: string } => {
     if (captured.has(resource)) return captured.get(resource);
     const name = `${resource}s.create`;
     const creator = byName.get(name);
     if (!creator) return { gap: `needs a ${resource} id, and the spec names no way to create a ${resource} (tools/list offers no ${name})` };
+    const args = argsOf(creator, () => undefined);
+    if ('gap' in args) {
+      captured.set(resource, { gap: `needs a ${resource} id, and ${name} cannot be called: ${args.gap}` });
+      return captured.get(resource);
+    }
     const variable = `${resource}Id`;
     captured.set(resource, variable);
-    setup.push({ tool: name, arguments: argumentsFor(creator, seed, () => undefined), capture: { [variable]: { find: resource } } });
+    setup.push({ tool: name, arguments: args.args, capture: { [variable]: { find: resource } } });
     return variable;
   };
   const recipeFor = (tool: ListedTool): CallRecipe | { gap: string } => {
     const problems: string[] = [];
-    const args = argumentsFor(tool, seed, (property) => {
-      const required = Array.isArray(tool.inputSchema?.required) && tool.inputSchema!.required.includes(property);
-      const resource = required ? resourceOf(property, tool.name) : undefined;
+    const required = requiredOf(tool);
+    const args = argsOf(tool, (property) => {
+      const resource = required.includes(property) ? resourceOf(property, tool.name) : undefined;
       if (!resource) return undefined;
       const v = creatorOf(resource);
       if (v === undefined) return undefined;
@@ -160,7 +235,8 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
       return `{{${v}}}`;
     });
     if (problems.length > 0) return { gap: `${tool.name} ${problems.join('; ')}` };
-    return { tool: tool.name, arguments: args };
+    if ('gap' in args) return args;
+    return { tool: tool.name, arguments: args.args };
   };
   const streaming: Record<string, CallRecipe> = {};
   for (const name of SPEC_STREAMING_TOOLS) {
@@ -175,31 +251,34 @@ export function deriveProfile(base: Profile, tools: ListedTool[], seed: number):
   }
   const calls: Profile['calls'] = {};
   const create = byName.get('blocks.create');
-  if (create) {
+  const plain = create && argsOf(create, () => undefined);
+  if (plain && 'args' in plain) {
     // The block's own name, so a check can look for it in lists: the first free-text required string.
-    const props: Record<string, Schema> = create.inputSchema?.properties ?? {};
-    const nameArg = (create.inputSchema?.required as string[] | undefined ?? []).find((k) => props[k]?.type === 'string' && !props[k]?.enum && !props[k]?.format && !props[k]?.pattern && !('const' in props[k]!));
-    const plain = argumentsFor(create, seed, () => undefined);
-    calls.createBlock = { tool: 'blocks.create', arguments: nameArg ? { ...plain, [nameArg]: '{{title}}' } : plain, capture: { blockId: { find: 'block' } } };
+    const nameArg = requiredOf(create!).find((k) => {
+      const p = propertyOf(create!, k);
+      return p !== undefined && p.type === 'string' && !p.enum && !p.format && !p.pattern && !('const' in p);
+    });
+    calls.createBlock = { tool: 'blocks.create', arguments: nameArg ? { ...plain.args, [nameArg]: '{{title}}' } : plain.args, capture: { blockId: { find: 'block' } } };
     // The checks' setup captures a block id first, unless a streaming recipe's setup already creates one.
-    if (!captured.has('block')) setup.unshift({ tool: 'blocks.create', arguments: plain, capture: { blockId: { find: 'block' } } });
-  } else gaps.createBlock = 'the target\'s tools/list does not offer blocks.create';
+    if (!captured.has('block')) setup.unshift({ tool: 'blocks.create', arguments: plain.args, capture: { blockId: { find: 'block' } } });
+  } else gaps.createBlock = plain ? plain.gap : 'the target\'s tools/list does not offer blocks.create';
   const list = byName.get('blocks.list');
   if (list) calls.listBlocks = { tool: 'blocks.list', arguments: {} };
   else gaps.listBlocks = 'the target\'s tools/list does not offer blocks.list';
-  const publisher = tools.find((t) => t.name !== 'blocks.list' && t.inputSchema?.properties?.published?.type === 'boolean'
-    && Object.keys(t.inputSchema.properties).some((p) => resourceOf(p, t.name) === 'block'));
-  if (publisher && create) {
-    const idArg = Object.keys(publisher.inputSchema!.properties).find((p) => resourceOf(p, publisher.name) === 'block')!;
-    const args = argumentsFor(publisher, seed, (p) => (p === idArg ? '{{blockId}}' : undefined));
-    calls.publishBlock = { tool: publisher.name, arguments: { ...args, [idArg]: '{{blockId}}', published: true } };
-  } else gaps.publishBlock = 'the spec names no way to publish a block (only blocks.list\'s `published` filter), and tools/list offers no tool taking `published` and a block id';
+  const publisher = tools.find((t) => t.name !== 'blocks.list' && takesBoolean(t, 'published') && propertyNames(t).some((p) => resourceOf(p, t.name) === 'block'));
+  const noPublisher = 'the spec names no way to publish a block (only blocks.list\'s `published` filter), and tools/list offers no tool taking `published` and a block id';
+  if (publisher && calls.createBlock) {
+    const idArg = propertyNames(publisher).find((p) => resourceOf(p, publisher.name) === 'block')!;
+    const args = argsOf(publisher, (p) => (p === idArg ? '{{blockId}}' : undefined));
+    if ('gap' in args) gaps.publishBlock = args.gap;
+    else calls.publishBlock = { tool: publisher.name, arguments: { ...args.args, [idArg]: '{{blockId}}', published: true } };
+  } else gaps.publishBlock = publisher ? `${publisher.name} publishes blocks, but no block can be created: ${gaps.createBlock}` : noPublisher;
   // Workspace scoping of data sources: a source of the check's own, named so that it can be looked for in lists.
-  const dataSources = deriveResourceTools(tools, 'dataSource', seed);
+  const dataSources = deriveResourceTools(tools, 'dataSource', seed, argsOf);
   if (dataSources?.create) calls.createDataSource = dataSources.create;
-  else gaps.createDataSource = 'the target\'s tools/list does not offer dataSources.create (the description names no way to register a data source)';
+  else gaps.createDataSource = dataSources?.gaps.create ?? 'the target\'s tools/list does not offer dataSources.create (the description names no way to register a data source)';
   if (dataSources?.list) calls.listDataSources = dataSources.list;
-  else gaps.listDataSources = 'the target\'s tools/list does not offer dataSources.list';
+  else gaps.listDataSources = dataSources?.gaps.list ?? 'the target\'s tools/list does not offer dataSources.list';
   return { ...base, setup, streaming, calls, gaps };
 }
 
@@ -213,44 +292,58 @@ export interface ResourceTools {
   reads: CallRecipe[];
   /** The other tools requiring the resource's id: without a read-only annotation a tool may write. */
   writes: CallRecipe[];
-  /** Tools requiring the resource's id and another resource's too, left out (no id of that one is at hand). */
+  /** Tools requiring the resource's id and another resource's too, or with no valid arguments found, left out. */
   skipped: string[];
+  /** Why the creator or the lister tools/list offers has no recipe (no valid arguments found). */
+  gaps: { create?: string; list?: string };
 }
 
 /** The first free-text required string argument of a tool: the one to put a name in. */
 function nameArgument(tool: ListedTool): string | undefined {
-  const props: Record<string, Schema> = tool.inputSchema?.properties ?? {};
-  return (tool.inputSchema?.required as string[] | undefined ?? []).find((k) => props[k]?.type === 'string' && !props[k]?.enum && !props[k]?.format && !props[k]?.pattern && !('const' in props[k]!) && resourceOf(k, tool.name) === undefined);
+  return requiredOf(tool).find((k) => {
+    const p = propertyOf(tool, k);
+    return p !== undefined && p.type === 'string' && !p.enum && !p.format && !p.pattern && !('const' in p) && resourceOf(k, tool.name) === undefined;
+  });
 }
 
 /**
  * The tools of one kind of resource in the target's tools/list, as recipes: `<resource>s.create`,
  * `<resource>s.list`, and every tool requiring the resource's id (`scheduleId`, or `id` on a `schedules.*`
  * tool). Undefined when tools/list offers none of them. Names come from tools/list alone (its source of truth).
+ * `argsOf` finds each tool's arguments (deriveProfile shares its searches); by default a search of its own.
  */
-export function deriveResourceTools(tools: ListedTool[], resource: string, seed: number): ResourceTools | undefined {
+export function deriveResourceTools(tools: ListedTool[], resource: string, seed: number,
+  argsOf: (tool: ListedTool, placeholder: (property: string) => string | undefined) => Arguments = (tool, placeholder) => argumentsFor(tool, seed, placeholder)): ResourceTools | undefined {
   const plural = `${resource}s`;
   const idVar = `${resource}Id`;
   const creator = tools.find((t) => t.name === `${plural}.create`);
   const lister = tools.find((t) => t.name === `${plural}.list`);
-  const required = (t: ListedTool): string[] => (Array.isArray(t.inputSchema?.required) ? t.inputSchema!.required as string[] : []);
-  const ops = tools.filter((t) => t !== creator && t !== lister && required(t).some((p) => resourceOf(p, t.name) === resource));
+  const ops = tools.filter((t) => t !== creator && t !== lister && requiredOf(t).some((p) => resourceOf(p, t.name) === resource));
   if (!creator && !lister && ops.length === 0) return undefined;
-  const out: ResourceTools = { reads: [], writes: [], skipped: [] };
+  const out: ResourceTools = { reads: [], writes: [], skipped: [], gaps: {} };
   if (creator) {
-    const plain = argumentsFor(creator, seed, () => undefined);
+    const plain = argsOf(creator, () => undefined);
     const nameArg = nameArgument(creator);
-    out.create = { tool: creator.name, arguments: nameArg ? { ...plain, [nameArg]: '{{title}}' } : plain, capture: { [idVar]: { find: resource } } };
+    if ('gap' in plain) out.gaps.create = plain.gap;
+    else out.create = { tool: creator.name, arguments: nameArg ? { ...plain.args, [nameArg]: '{{title}}' } : plain.args, capture: { [idVar]: { find: resource } } };
   }
-  if (lister) out.list = { tool: lister.name, arguments: argumentsFor(lister, seed, () => undefined) };
+  if (lister) {
+    const args = argsOf(lister, () => undefined);
+    if ('gap' in args) out.gaps.list = args.gap;
+    else out.list = { tool: lister.name, arguments: args.args };
+  }
   for (const t of ops) {
-    const others = required(t).filter((p) => ![undefined, resource].includes(resourceOf(p, t.name)));
+    const others = requiredOf(t).filter((p) => ![undefined, resource].includes(resourceOf(p, t.name)));
     if (others.length > 0) {
       out.skipped.push(`${t.name} (it also needs ${others.join(', ')})`);
       continue;
     }
-    const recipe = { tool: t.name, arguments: argumentsFor(t, seed, (p) => (resourceOf(p, t.name) === resource ? `{{${idVar}}}` : undefined)) };
-    (t.annotations?.readOnlyHint === true ? out.reads : out.writes).push(recipe);
+    const args = argsOf(t, (p) => (resourceOf(p, t.name) === resource ? `{{${idVar}}}` : undefined));
+    if ('gap' in args) {
+      out.skipped.push(`${t.name} (${args.gap})`);
+      continue;
+    }
+    (t.annotations?.readOnlyHint === true ? out.reads : out.writes).push({ tool: t.name, arguments: args.args });
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { check, type CheckContext } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { findId } from '../src/profile-derive.js';
+import { admittedTypes, type JsonType } from '../src/properties/schema-resolve.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import type { WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
@@ -126,18 +127,26 @@ function validateOutput(schema: Record<string, any>, value: unknown): { ok: bool
   }
 }
 
-/** A value of another JSON type than the one a property schema declares; undefined when it declares none simply. */
-function wrongValue(prop: unknown): unknown {
-  const type = isObject(prop) ? prop.type : undefined;
-  switch (type) {
-    case 'string': return 12345;
-    case 'integer':
-    case 'number': return 'not a number';
-    case 'boolean': return 'yes';
-    case 'array': return 'not an array';
-    case 'object': return 'not an object';
-    default: return undefined;
+/**
+ * A value of a JSON type the property schema does not admit, read through `$ref`s, `allOf` and unions
+ * (pydantic's `anyOf: [T, null]`); undefined when it admits every type.
+ */
+function wrongValue(prop: unknown, root: unknown): unknown {
+  const types = isObject(prop) ? admittedTypes(prop, isObject(root) ? root : {}) : undefined;
+  if (!types || types.length === 0) return undefined;
+  if (types.length === 1) {
+    switch (types[0]) {
+      case 'string': return 12345;
+      case 'integer':
+      case 'number': return 'not a number';
+      case 'boolean': return 'yes';
+      case 'array': return 'not an array';
+      case 'object': return 'not an object';
+      default: return undefined;
+    }
   }
+  const admitted = (t: JsonType) => types.includes(t) || (t === 'integer' && types.includes('number'));
+  return ([['integer', 12345], ['string', 'not a value of this type'], ['object', {}], ['boolean', true]] as const).find(([t]) => !admitted(t))?.[1];
 }
 
 /** Rejected as invalid: a tool execution error (isError) or a -32602 protocol error; never a success, a 5xx or -32603. */
@@ -315,9 +324,9 @@ describe('calls', () => {
     // Every listed tool: one declared property given a value of another type.
     for (const [name, tool] of tools) {
       const props = isObject(tool.inputSchema?.properties) ? tool.inputSchema.properties : {};
-      const entry = Object.entries(props).find(([, p]) => wrongValue(p) !== undefined);
+      const entry = Object.entries(props).find(([, p]) => wrongValue(p, tool.inputSchema) !== undefined);
       if (!entry) continue;
-      const args = { [entry[0]]: wrongValue(entry[1]) };
+      const args = { [entry[0]]: wrongValue(entry[1], tool.inputSchema) };
       probes.push({ label: `${name} ${JSON.stringify(args)}`, send: () => c.mcp.call(name, args) });
     }
     const outcomes = await Promise.all(probes.map(async (p) => ({ label: p.label, res: await p.send() })));

@@ -6,6 +6,7 @@ import { check, type CheckContext } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { withoutTypelessNullable } from '../src/properties/schema-arbitrary.js';
 
 /** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
 const DESCRIBED_TOOLS = ['blocks.create', 'blocks.build', 'blocks.list', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'];
@@ -43,14 +44,16 @@ function compile(schema: unknown): { ok: true; validate: (v: unknown) => boolean
   const dialect = schema.$schema;
   if (dialect !== undefined && (typeof dialect !== 'string' || (!DRAFT_07.test(dialect) && !DRAFT_2020_12.test(dialect)))) return { dialect: String(dialect) };
   const ajv = validator(typeof dialect === 'string' && DRAFT_07.test(dialect) ? 'draft-07' : '2020-12');
+  // ajv refuses OpenAPI's `nullable` beside no `type`, a keyword JSON Schema does not know (it is ignored).
+  const readable = withoutTypelessNullable(schema);
   try {
-    const validate = ajv.compile(schema);
+    const validate = ajv.compile(readable);
     return { ok: true, validate: (v) => validate(v) as boolean };
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   } finally {
     // Tools may reuse an `$id`; each schema is compiled on its own.
-    ajv.removeSchema(schema);
+    ajv.removeSchema(readable);
   }
 }
 

@@ -4,20 +4,25 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { isObject } from '../tool-result.js';
+import { admittedTypes, alternativesOf, fold, typesOf, view, type JsonSchema, type JsonType, type Schema } from './schema-resolve.js';
 
 /**
  * Arbitraries of values that a JSON Schema accepts, and of values it refuses, for the schemas tools publish
  * as `inputSchema`. There is no maintained JSON-Schema-to-fast-check library (json-schema-fast-check has been
- * archived since 2022), so this covers the subset tools use: type (object, string, integer, number, boolean,
+ * archived since 2022), so this covers what tools use: type (object, string, integer, number, boolean,
  * array, null, or a list), enum, const, properties, required, additionalProperties, min/maxLength,
- * minimum/maximum/exclusive*, multipleOf, min/maxItems, items, uniqueItems, format (date-time, date, time,
- * email, uri, uuid, ipv4, hostname), simple patterns, default, anyOf/oneOf/allOf.
+ * minimum/maximum/exclusive*, multipleOf, min/maxItems, items, prefixItems, uniqueItems, formats, patterns,
+ * default, anyOf/oneOf/allOf, and local `$ref`s (`$defs`, `definitions`, recursive ones to a depth bound),
+ * read through src/properties/schema-resolve.ts.
  *
  * The generators aim at the right side, but a generator is not the judge: `schemaValidator` (ajv, in the
  * schema's dialect, with ajv-formats) says what is valid, and the properties classify every value with it.
+ * No generator filters without a bound (a filter on a rarely valid arbitrary never returns): where a
+ * generator cannot aim, it tries a few times and hands over what it has, for the judge to refuse, and every
+ * search for a valid value has a deadline of its own (src/properties/value-search.ts).
  */
 
-export type JsonSchema = boolean | Record<string, unknown>;
+export type { JsonSchema } from './schema-resolve.js';
 
 /** A value the schema should refuse, with what was done to make it so (for reports). */
 export interface InvalidValue {
@@ -36,10 +41,15 @@ export interface SchemaArbitraryOptions {
   rootTypeMutations?: boolean;
 }
 
-type Schema = Record<string, any>;
-type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
 const ALL_TYPES: JsonType[] = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
+/** Below this depth objects get their required properties only and arrays their fewest items, so recursive schemas end. */
 const MAX_DEPTH = 4;
+/** Below this depth nothing is aimed at any more (a recursion with no way out): the judge refuses what comes. */
+const GIVE_UP_DEPTH = MAX_DEPTH + 4;
+/** Unions directly inside unions read before giving up. */
+const MAX_NESTED_UNIONS = 8;
+/** Draws a bounded filter makes before handing over its last value. */
+const FILTER_TRIES = 50;
 
 // ---------------------------------------------------------------------------------------------------------
 // The judge: ajv in the schema's dialect.
@@ -63,47 +73,33 @@ export type SchemaValidator = ((value: unknown) => boolean) & { errors(value: un
 export function schemaValidator(schema: JsonSchema): SchemaValidator {
   const dialect = isObject(schema) && typeof schema.$schema === 'string' && DRAFT_07.test(schema.$schema) ? 'draft-07' : '2020-12';
   const ajv = ajvFor(dialect);
+  const compiled = withoutTypelessNullable(schema);
   let validate;
   try {
-    validate = ajv.compile(schema);
+    validate = ajv.compile(compiled);
   } finally {
     // Tools may share an `$id`: each schema is compiled on its own.
-    if (typeof schema === 'object') ajv.removeSchema(schema);
+    if (typeof compiled === 'object') ajv.removeSchema(compiled);
   }
-  const fn = ((value: unknown) => validate(value) as boolean) as SchemaValidator;
-  fn.errors = (value) => (validate(value) ? '' : ajv.errorsText(validate.errors));
+  // A schema whose references recurse without reading data (`A: {anyOf: [A, ...]}`) compiles, then
+  // overflows the stack on the values that reach it: such a value is not judged valid.
+  const judge = (value: unknown): true | string => {
+    try {
+      return validate(value) ? true : ajv.errorsText(validate.errors);
+    } catch (err) {
+      return `the schema cannot judge it (${(err as Error).message})`;
+    }
+  };
+  const fn = ((value: unknown) => judge(value) === true) as SchemaValidator;
+  fn.errors = (value) => {
+    const verdict = judge(value);
+    return verdict === true ? '' : verdict;
+  };
   return fn;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema reading.
-
-/** Folds allOf into one schema (shallow: properties merged, required united). */
-function flatten(s: Schema): Schema {
-  if (!Array.isArray(s.allOf)) return s;
-  const { allOf, ...rest } = s;
-  let out: Schema = rest;
-  for (const part of allOf) if (isObject(part)) out = merge(out, flatten(part));
-  return out;
-}
-
-function merge(a: Schema, b: Schema): Schema {
-  const out: Schema = { ...a, ...b };
-  if (isObject(a.properties) || isObject(b.properties)) out.properties = { ...a.properties, ...b.properties };
-  if (Array.isArray(a.required) || Array.isArray(b.required)) out.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
-  return out;
-}
-
-/** The JSON types a schema admits, explicit or inferred from its keywords (undefined: any). */
-function typesOf(s: Schema): JsonType[] | undefined {
-  if (typeof s.type === 'string') return [s.type as JsonType];
-  if (Array.isArray(s.type)) return s.type as JsonType[];
-  if ('properties' in s || 'required' in s || 'additionalProperties' in s) return ['object'];
-  if ('items' in s || 'minItems' in s || 'maxItems' in s || 'prefixItems' in s) return ['array'];
-  if ('minLength' in s || 'maxLength' in s || 'pattern' in s || 'format' in s) return ['string'];
-  if ('minimum' in s || 'maximum' in s || 'exclusiveMinimum' in s || 'exclusiveMaximum' in s || 'multipleOf' in s) return ['number'];
-  return undefined;
-}
 
 /** Whether a value of `t` satisfies a type list (an integer is a number). */
 function admits(types: JsonType[], t: JsonType): boolean {
@@ -154,17 +150,91 @@ function regex(pattern: unknown): RegExp | undefined {
 /** Code points, as JSON Schema counts string length. */
 const codePoints = (s: string) => [...s].length;
 
+/** Keywords whose value is a map of schemas, one schema, or a list of schemas (the places a walk descends to). */
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const SCHEMA_ONE = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+
+/**
+ * ajv reads OpenAPI's `nullable` (a `true` adds null to `type`) and refuses to compile it beside no `type`,
+ * where OpenAPI 3.0.3 gives it no effect and JSON Schema does not know it: zod-to-json-schema's openApi3
+ * output writes `{"allOf": [{"$ref": ...}], "nullable": true}`. Such a `nullable` is left out of what ajv
+ * compiles (the same object when there is none, so ajv's cache and `$id`s behave as before).
+ */
+export function withoutTypelessNullable(schema: JsonSchema): JsonSchema {
+  let changed = false;
+  const walk = (node: unknown, depth: number): unknown => {
+    if (!isObject(node) || depth > 64) return node;
+    let out: Record<string, any> = node;
+    const set = (k: string, v: unknown) => {
+      if (v === out[k]) return;
+      if (out === node) out = { ...node };
+      out[k] = v;
+      changed = true;
+    };
+    if (typeof node.nullable === 'boolean' && node.type === undefined) {
+      out = { ...node };
+      delete out.nullable;
+      changed = true;
+    }
+    for (const k of SCHEMA_MAPS) {
+      if (!isObject(node[k])) continue;
+      const map = Object.fromEntries(Object.entries(node[k]).map(([name, sub]) => [name, walk(sub, depth + 1)]));
+      if (Object.keys(map).some((name) => map[name] !== node[k][name])) set(k, map);
+    }
+    for (const k of SCHEMA_ONE) if (isObject(node[k])) set(k, walk(node[k], depth + 1));
+    for (const k of SCHEMA_LISTS) {
+      if (!Array.isArray(node[k])) continue;
+      const items = node[k].map((sub: unknown) => walk(sub, depth + 1));
+      if (items.some((x: unknown, i: number) => x !== node[k][i])) set(k, items);
+    }
+    return out;
+  };
+  const out = walk(schema, 0) as JsonSchema;
+  return changed ? out : schema;
+}
+
+/**
+ * `arb`'s values that pass `accept`, drawn at most `tries` times: then the last draw is handed over as it
+ * is (fast-check's own `.filter` draws until one passes, forever when none does).
+ */
+class BoundedFilter<T> extends fc.Arbitrary<T> {
+  constructor(private readonly arb: fc.Arbitrary<T>, private readonly accept: (v: T) => boolean, private readonly tries: number) {
+    super();
+  }
+
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<T> {
+    let last = this.arb.generate(mrng, biasFactor);
+    for (let i = 1; i < this.tries && !this.accept(last.value); i++) last = this.arb.generate(mrng, biasFactor);
+    return last;
+  }
+
+  canShrinkWithoutContext(value: unknown): value is T {
+    return this.arb.canShrinkWithoutContext(value) && this.accept(value);
+  }
+
+  shrink(value: T, context: unknown): fc.Stream<fc.Value<T>> {
+    return this.arb.shrink(value, context).filter((v) => this.accept(v.value));
+  }
+}
+
+function boundedFilter<T>(arb: fc.Arbitrary<T>, accept: (v: T) => boolean, tries = FILTER_TRIES): fc.Arbitrary<T> {
+  return new BoundedFilter(arb, accept, tries);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Valid values.
 
 interface Ctx {
+  /** The document the schema's local `$ref`s point into. */
+  root: JsonSchema;
   hints: Record<string, unknown[]>;
   maxStringLength: number;
   maxBoundaryLength: number;
 }
 
-function ctxOf(options: SchemaArbitraryOptions): Ctx {
-  return { hints: options.hints ?? {}, maxStringLength: options.maxStringLength ?? 24, maxBoundaryLength: options.maxBoundaryLength ?? 25_000 };
+function ctxOf(schema: JsonSchema, options: SchemaArbitraryOptions): Ctx {
+  return { root: schema, hints: options.hints ?? {}, maxStringLength: options.maxStringLength ?? 24, maxBoundaryLength: options.maxBoundaryLength ?? 25_000 };
 }
 
 const label = fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/);
@@ -210,7 +280,28 @@ function formatted(format: string): fc.Arbitrary<string> | undefined {
     case 'ipv4':
       return fc.ipV4();
     case 'hostname':
+    case 'idn-hostname':
       return fc.tuple(label, fc.constantFrom('com', 'example', 'net')).map(([h, tld]) => `${h}.${tld}`);
+    case 'idn-email':
+      return formatted('email');
+    case 'ipv6':
+      return fc.ipV6();
+    case 'iso-date-time':
+      return formatted('date-time');
+    case 'iso-time':
+      return date.map((d) => d.toISOString().slice(11, 19));
+    case 'duration':
+      return fc.tuple(fc.integer({ min: 1, max: 999 }), fc.constantFrom('D', 'W', 'TH', 'TM', 'TS', 'Y')).map(([n, unit]) => (unit.startsWith('T') ? `PT${n}${unit[1]}` : `P${n}${unit}`));
+    case 'uri-template':
+      return fc.tuple(label, label).map(([host, name]) => `https://${host}.example/{${name}}`);
+    case 'json-pointer':
+      return fc.array(label, { maxLength: 3 }).map((parts) => parts.map((p) => `/${p}`).join(''));
+    case 'relative-json-pointer':
+      return fc.tuple(fc.nat({ max: 3 }), fc.array(label, { maxLength: 2 })).map(([up, parts]) => `${up}${parts.map((p) => `/${p}`).join('')}`);
+    case 'regex':
+      return fc.constantFrom('^[a-z]+$', '\\d{3}', '.*');
+    case 'byte':
+      return fc.base64String({ maxLength: 24 });
     default:
       return undefined;
   }
@@ -220,9 +311,10 @@ function validString(s: Schema, ctx: Ctx): fc.Arbitrary<string> {
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : undefined;
   const fits = (v: string) => codePoints(v) >= min && (max === undefined || codePoints(v) <= max);
+  const bounded = min > 0 || max !== undefined;
   if (typeof s.format === 'string') {
     const f = formatted(s.format);
-    if (f) return f;
+    if (f) return bounded ? boundedFilter(f, fits) : f;
   }
   const re = regex(s.pattern);
   if (re) {
@@ -230,9 +322,10 @@ function validString(s: Schema, ctx: Ctx): fc.Arbitrary<string> {
     try {
       matching = fc.stringMatching(re);
     } catch {
-      matching = fc.string().filter((v) => re.test(v));
+      // A pattern fast-check cannot read (a lookaround, a backreference): strings tried against it.
+      matching = boundedFilter(fc.string({ minLength: min, maxLength: Math.min(max ?? min + ctx.maxStringLength, min + ctx.maxStringLength) }), (v) => re.test(v));
     }
-    return matching.filter(fits);
+    return bounded ? boundedFilter(matching, fits) : matching;
   }
   const upper = Math.min(max ?? min + ctx.maxStringLength, min + ctx.maxStringLength);
   const common = fc.oneof(
@@ -288,16 +381,19 @@ function validObject(s: Schema, ctx: Ctx, depth: number): fc.Arbitrary<Record<st
   const props: Record<string, JsonSchema> = isObject(s.properties) ? s.properties : {};
   const required: string[] = Array.isArray(s.required) ? s.required.filter((k: unknown) => typeof k === 'string') : [];
   const shape: Record<string, fc.Arbitrary<unknown>> = {};
+  // Deep down (a recursive schema) an object has its required properties only, so the recursion ends.
+  const deep = depth >= MAX_DEPTH;
   for (const [name, sub] of Object.entries(props)) {
+    if (!required.includes(name) && (deep || view(sub, ctx.root) === false)) continue;
     const own = valid(sub, ctx, depth + 1);
     const hinted = ctx.hints[name]?.filter((h) => h !== undefined);
     shape[name] = hinted && hinted.length > 0 ? fc.oneof({ arbitrary: own, weight: 1 }, { arbitrary: fc.constantFrom(...hinted), weight: 1 }) : own;
   }
   for (const name of required) if (!(name in shape)) shape[name] = valid(true, ctx, depth + 1);
   const record = fc.record(shape, { requiredKeys: required });
-  if (s.additionalProperties === false) return record;
+  if (s.additionalProperties === false || deep) return record;
   // Members the schema does not name are allowed (or constrained by additionalProperties): a few, sometimes.
-  const extraKey = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/).filter((k) => !(k in props));
+  const extraKey = boundedFilter(fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/), (k) => !(k in props));
   const extras = fc.dictionary(extraKey, valid(isObject(s.additionalProperties) ? s.additionalProperties : true, ctx, depth + 1), { maxKeys: 2 });
   return fc.oneof({ arbitrary: record, weight: 4 }, { arbitrary: fc.tuple(record, extras).map(([r, e]) => ({ ...e, ...r })), weight: 1 });
 }
@@ -313,22 +409,30 @@ function byType(t: JsonType, s: Schema, ctx: Ctx, depth: number): fc.Arbitrary<u
     case 'integer': return validInteger(s);
     case 'number': return validNumber(s);
     case 'string': return validString(s, ctx);
-    case 'array': return depth >= MAX_DEPTH ? fc.constant([]) : validArray(s, ctx, depth);
-    case 'object': return depth >= MAX_DEPTH ? fc.constant({}) : validObject(s, ctx, depth);
+    // Deep down (a recursive schema) an array has its fewest items, so the recursion ends.
+    case 'array': return validArray(depth >= MAX_DEPTH ? { ...s, maxItems: typeof s.minItems === 'number' ? s.minItems : 0 } : s, ctx, depth);
+    case 'object': return validObject(s, ctx, depth);
     default: return anyJson(depth);
   }
 }
 
-function valid(schema: JsonSchema, ctx: Ctx, depth: number): fc.Arbitrary<unknown> {
-  if (schema === true || !isObject(schema)) return anyJson(depth);
-  const s = flatten(schema);
+/** `nested`: unions inside unions with nothing in between (a union that refers to itself never descends). */
+function valid(schema: JsonSchema, ctx: Ctx, depth: number, nested = 0): fc.Arbitrary<unknown> {
+  // A recursion with no way out, or a schema nothing satisfies (`false`, contradicting allOf parts): values
+  // for the judge to refuse.
+  if (depth >= GIVE_UP_DEPTH || nested > MAX_NESTED_UNIONS) return anyJson(depth);
+  const s = view(schema, ctx.root);
+  if (s === true || !isObject(s)) return anyJson(depth);
   if ('const' in s) return fc.constant(s.const);
   if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...s.enum);
-  const alternatives = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
+  const union = alternativesOf(s);
   let arb: fc.Arbitrary<unknown>;
-  if (alternatives && alternatives.length > 0) {
-    const { anyOf: _a, oneOf: _o, ...base } = s;
-    arb = fc.oneof(...alternatives.map((alt: JsonSchema) => valid(isObject(alt) ? merge(base, flatten(alt)) : alt, ctx, depth)));
+  if (union) {
+    // Each alternative with what its siblings add. Deep down, only the alternatives that end there
+    // (`Optional[Node]`'s null), when it has some.
+    const alternatives = union.alternatives.map((alt) => fold(union.base, view(alt, ctx.root)));
+    const ending = depth >= MAX_DEPTH ? alternatives.filter((alt) => isObject(alt) && typesOf(alt)?.every((t) => t !== 'object' && t !== 'array')) : [];
+    arb = fc.oneof(...(ending.length > 0 ? ending : alternatives).map((alt) => valid(alt, ctx, depth, nested + 1)));
   } else {
     const types = typesOf(s);
     arb = types ? fc.oneof(...types.map((t) => byType(t, s, ctx, depth))) : anyJson(depth);
@@ -338,7 +442,7 @@ function valid(schema: JsonSchema, ctx: Ctx, depth: number): fc.Arbitrary<unknow
 
 /** Values the schema accepts (aimed at: classify them with `schemaValidator`). */
 export function validValues(schema: JsonSchema, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
-  return valid(schema, ctxOf(options), 0);
+  return valid(schema, ctxOf(schema, options), 0);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -349,7 +453,7 @@ const SAMPLES: Record<JsonType, fc.Arbitrary<unknown>> = {
   null: fc.constant(null),
   boolean: fc.boolean(),
   integer: fc.integer({ min: -1000, max: 1000 }),
-  number: fc.double({ min: -1000, max: 1000, noNaN: true }).filter((x) => !Number.isInteger(x)),
+  number: boundedFilter(fc.double({ min: -1000, max: 1000, noNaN: true }), (x) => !Number.isInteger(x)),
   string: fc.oneof(fc.constantFrom('', 'true', '1', 'null'), fc.string({ maxLength: 8 })),
   array: fc.oneof(fc.constant([]), fc.array(fc.integer(), { minLength: 1, maxLength: 3 })),
   object: fc.oneof(fc.constant({}), fc.dictionary(label, fc.integer(), { minKeys: 1, maxKeys: 2 })),
@@ -384,7 +488,7 @@ function invalidString(s: Schema): fc.Arbitrary<InvalidValue>[] {
     out.push(fc.integer({ min: 0, max: n - 1 }).chain(stringOfLength).map((value) => ({ value, mutation: `a string of ${codePoints(value)} characters (minLength ${n})` })));
   }
   const re = regex(s.pattern);
-  if (re) out.push(fc.string({ maxLength: 12 }).filter((v) => !re.test(v)).map((value) => ({ value, mutation: `a string not matching ${s.pattern}` })));
+  if (re) out.push(boundedFilter(fc.string({ maxLength: 12 }), (v) => !re.test(v)).map((value) => ({ value, mutation: `a string not matching ${s.pattern}` })));
   const bad = typeof s.format === 'string' ? BAD_FORMATS[s.format] : undefined;
   if (bad) out.push(fc.constantFrom(...bad).map((value) => ({ value, mutation: `not a ${s.format}` })));
   return out;
@@ -438,7 +542,7 @@ function invalidArray(s: Schema, ctx: Ctx, depth: number): fc.Arbitrary<InvalidV
     }
   }
   if (s.uniqueItems === true) {
-    out.push(base.filter((a) => a.length > 0).map((a) => ({ value: [...a, a[0]], mutation: 'a repeated item (uniqueItems)' })));
+    out.push(boundedFilter(base, (a) => a.length > 0).map((a) => ({ value: [...a, a[0]], mutation: 'a repeated item (uniqueItems)' })));
   }
   return out;
 }
@@ -455,7 +559,7 @@ function invalidObject(s: Schema, ctx: Ctx, depth: number): fc.Arbitrary<Invalid
     }));
   }
   if (s.additionalProperties === false || isObject(s.additionalProperties)) {
-    const extraKey = fc.oneof(fc.constantFrom('extra', 'conformanceExtra', 'id', 'type'), fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/)).filter((k) => !(k in props));
+    const extraKey = boundedFilter(fc.oneof(fc.constantFrom('extra', 'conformanceExtra', 'id', 'type'), fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/)), (k) => !(k in props));
     const extraValue = s.additionalProperties === false ? anyJson(depth + 1) : invalid(s.additionalProperties, ctx, depth + 1, true)?.map((v) => v.value);
     if (extraValue) {
       out.push(fc.tuple(base, extraKey, extraValue).map(([o, k, v]) => ({
@@ -474,23 +578,24 @@ function invalidObject(s: Schema, ctx: Ctx, depth: number): fc.Arbitrary<Invalid
 }
 
 function invalid(schema: JsonSchema, ctx: Ctx, depth: number, typeMutations: boolean): fc.Arbitrary<InvalidValue> | undefined {
-  if (schema === false) return anyJson(depth).map((value) => ({ value, mutation: 'any value (the schema is false)' }));
-  if (!isObject(schema) || depth > MAX_DEPTH) return undefined;
-  const s = flatten(schema);
+  if (depth > MAX_DEPTH) return undefined;
+  const s = view(schema, ctx.root);
+  if (s === false) return anyJson(depth).map((value) => ({ value, mutation: 'any value (the schema is false)' }));
+  if (!isObject(s)) return undefined;
   const out: fc.Arbitrary<InvalidValue>[] = [];
   if ('const' in s) {
-    out.push(fc.jsonValue({ maxDepth: 1 }).filter((v) => JSON.stringify(v) !== JSON.stringify(s.const)).map((value) => ({ value, mutation: `not the constant ${JSON.stringify(s.const)}` })));
+    out.push(boundedFilter(fc.jsonValue({ maxDepth: 1 }), (v) => JSON.stringify(v) !== JSON.stringify(s.const)).map((value) => ({ value, mutation: `not the constant ${JSON.stringify(s.const)}` })));
   } else if (Array.isArray(s.enum) && s.enum.length > 0) {
     const members = new Set(s.enum.map((v: unknown) => JSON.stringify(v)));
     const near = s.enum.filter((v: unknown): v is string => typeof v === 'string').flatMap((v: string) => [v.toUpperCase(), `${v} `, v.slice(0, -1)]);
-    out.push(fc.oneof(...(near.length ? [fc.constantFrom(...near)] : []), fc.string({ maxLength: 10 }), fc.integer())
-      .filter((v) => !members.has(JSON.stringify(v)))
+    out.push(boundedFilter(fc.oneof(...(near.length ? [fc.constantFrom(...near)] : []), fc.string({ maxLength: 10 }), fc.integer()), (v) => !members.has(JSON.stringify(v)))
       .map((value) => ({ value, mutation: `${JSON.stringify(value)}, not one of ${[...members].join(', ')}` })));
   } else if (!Array.isArray(s.anyOf) && !Array.isArray(s.oneOf)) {
     const types = typesOf(s);
     if (types) {
       if (typeMutations) {
-        const w = wrongType(types);
+        // OpenAPI's `nullable: true`, which ajv reads, makes null one of the types.
+        const w = wrongType(s.nullable === true ? [...types, 'null'] : types);
         if (w) out.push(w);
       }
       if (types.length === 1) {
@@ -503,10 +608,9 @@ function invalid(schema: JsonSchema, ctx: Ctx, depth: number, typeMutations: boo
     }
   } else if (typeMutations) {
     // A union: only a type none of the alternatives admits is surely wrong.
-    const alts = (s.anyOf ?? s.oneOf) as JsonSchema[];
-    const types = alts.map((a) => (isObject(a) ? typesOf(flatten(a)) : undefined));
-    if (types.every((t) => t !== undefined)) {
-      const w = wrongType([...new Set(types.flat() as JsonType[])]);
+    const types = admittedTypes(s, ctx.root);
+    if (types) {
+      const w = wrongType(types);
       if (w) out.push(w);
     }
   }
@@ -520,5 +624,5 @@ function invalid(schema: JsonSchema, ctx: Ctx, depth: number, typeMutations: boo
  * schema admits everything (nothing can be spoiled).
  */
 export function invalidValues(schema: JsonSchema, options: SchemaArbitraryOptions = {}): fc.Arbitrary<InvalidValue> | undefined {
-  return invalid(schema, ctxOf(options), 0, options.rootTypeMutations ?? false);
+  return invalid(schema, ctxOf(schema, options), 0, options.rootTypeMutations ?? false);
 }

@@ -5,6 +5,7 @@ import { finalMessage } from '../mcp-session.js';
 import type { WireResponse } from '../wire/client.js';
 import { isObject } from '../tool-result.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
+import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
 import { freshKey } from './workspaces.js';
 
 /**
@@ -21,12 +22,16 @@ const PLAIN_WEIGHT = 4;
 const JSON_DEADLINE_MS = 1000;
 const STREAM_DEADLINE_MS = 2500;
 const MAX_PAGES = 10;
+/** Each tool's search for one valid value before the valid-arguments property: short, the property has its own time box. */
+export const AIM_SEARCH: SearchBounds = { deadlineMs: 250, maxTries: 400 };
 
 export interface Tool {
   name: string;
   schema: Record<string, unknown>;
   validate: SchemaValidator;
   streaming: boolean;
+  /** A valid value the search found after the generator missed: mixed into its arguments, so runs are not all skipped. */
+  found?: unknown;
 }
 
 export interface Call {
@@ -112,17 +117,54 @@ export function reply(c: CheckContext, call: Call, res: WireResponse, id: number
   return msg;
 }
 
-/** Valid arguments of a tool, the tool picked with streaming ones weighed down. */
-export function validCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> {
-  return fc.oneof(...s.tools.map((t) => ({
-    weight: t.streaming ? STREAMING_WEIGHT : PLAIN_WEIGHT,
-    arbitrary: fc.record({ args: validValues(t.schema, { hints: s.hints }), revision: fc.constantFrom(...revisions) }).map(({ args, revision }) => ({ tool: t.name, args, revision })),
-  })));
+/**
+ * The tools whose valid arguments can be found: a seeded search of AIM_SEARCH's bounds each, before the
+ * property (whose runs skip what the judge refuses, and fail when all are skipped). A tool with none found
+ * is left out, observed with the reason; when no tool is left the check is not testable with the reasons.
+ */
+export function withValidArguments(c: CheckContext, s: ToolSetup): ToolSetup {
+  const tools: Tool[] = [];
+  const missing: string[] = [];
+  for (const t of s.tools) {
+    const outcome = searchValue(validValues(t.schema, { hints: s.hints }), (v) => t.validate(v), c.target.seed, AIM_SEARCH, (v) => t.validate.errors(v));
+    if (!outcome.found) {
+      const why = noValidArguments(t.name, outcome, AIM_SEARCH);
+      missing.push(why);
+      c.observe(`${why}: left out of the search`);
+      continue;
+    }
+    tools.push(outcome.tries > 1 ? { ...t, found: outcome.value } : t);
+  }
+  if (tools.length === 0) c.notTestable(missing.join('; '));
+  return { ...s, tools };
 }
 
-/** Invalid arguments of a tool (refused at validation, before any streaming step: every tool weighs the same). */
-function invalidCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> | undefined {
-  const spoilable = s.tools.map((t) => ({ t, bad: invalidValues(t.schema, { hints: s.hints }) })).filter((x): x is { t: Tool; bad: fc.Arbitrary<InvalidValue> } => x.bad !== undefined);
+/** Valid arguments of a tool, the tool picked with streaming ones weighed down. */
+export function validCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> {
+  return fc.oneof(...s.tools.map((t) => {
+    const generated = validValues(t.schema, { hints: s.hints });
+    const args = t.found === undefined ? generated : fc.oneof({ arbitrary: generated, weight: 4 }, { arbitrary: fc.constant(t.found), weight: 1 });
+    return {
+      weight: t.streaming ? STREAMING_WEIGHT : PLAIN_WEIGHT,
+      arbitrary: fc.record({ args, revision: fc.constantFrom(...revisions) }).map(({ args: a, revision }) => ({ tool: t.name, args: a, revision })),
+    };
+  }));
+}
+
+/**
+ * Invalid arguments of a tool (refused at validation, before any streaming step: every tool weighs the same).
+ * A tool whose spoiled values the judge never refuses within AIM_SEARCH (a pattern every string matches,
+ * say) is left out, observed.
+ */
+function invalidCalls(c: CheckContext, s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arbitrary<Call> | undefined {
+  const spoilable: { t: Tool; bad: fc.Arbitrary<InvalidValue> }[] = [];
+  for (const t of s.tools) {
+    const bad = invalidValues(t.schema, { hints: s.hints });
+    if (!bad) continue;
+    const outcome = searchValue(bad, (v) => !t.validate(v.value), c.target.seed, AIM_SEARCH);
+    if (outcome.found) spoilable.push({ t, bad });
+    else c.observe(`no invalid arguments found for ${t.name} within ${AIM_SEARCH.deadlineMs} ms (${outcome.tries} spoiled values, all valid): left out of the search`);
+  }
   if (spoilable.length === 0) return undefined;
   return fc.oneof(...spoilable.map(({ t, bad }) => fc.record({ bad, revision: fc.constantFrom(...revisions) })
     .map(({ bad: b, revision }) => ({ tool: t.name, args: b.value, mutation: b.mutation, revision }))));
@@ -135,8 +177,8 @@ function invalidCalls(s: ToolSetup, revisions: (Revision | undefined)[]): fc.Arb
 export async function invalidArgumentsProperty(c: CheckContext, id: string, revisions: (Revision | undefined)[], judge: (call: Call, msg: any) => void): Promise<void> {
   const s = await prepareTools(c, id);
   const byName = new Map(s.tools.map((t) => [t.name, t]));
-  const calls = invalidCalls(s, revisions);
-  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything');
+  const calls = invalidCalls(c, s, revisions);
+  if (!calls) return c.notTestable('no listed tool has an inputSchema that refuses anything the harness can build');
   await c.property({
     id,
     arbitrary: calls,

@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { check } from '../../src/check.js';
 import type { Revision } from '../../src/catalog/types.js';
 import { finalMessage } from '../../src/mcp-session.js';
-import { callTool, invalidArgumentsProperty, prepareTools, reply, showCall, validCalls } from '../../src/properties/tool-calls.js';
+import { callTool, invalidArgumentsProperty, prepareTools, reply, showCall, validCalls, withValidArguments } from '../../src/properties/tool-calls.js';
 import { isObject, textOf } from '../../src/tool-result.js';
 
 /**
@@ -21,7 +21,8 @@ describe.concurrent('tool argument properties', () => {
   // "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the schema accepts are not
   // one (a tool execution error, isError, is fine: an id may not exist).
   check('calls-valid-arguments-accepted', 'property: arguments valid per a tool\'s inputSchema never get a protocol error or a 5xx', async (c) => {
-    const s = await prepareTools(c, 'tool-arguments-valid');
+    // Tools whose valid arguments no bounded search finds are left out (observed); none left: not testable.
+    const s = withValidArguments(c, await prepareTools(c, 'tool-arguments-valid'));
     const byName = new Map(s.tools.map((t) => [t.name, t]));
     const slow = new Set<string>();
     await c.property({
