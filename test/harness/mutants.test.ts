@@ -35,6 +35,8 @@ describe.concurrent('every mutant is caught, on the rows it declares, for the re
     const reqs = run.results!.requirements;
     const broken = reqs.flatMap((r) => r.checks.filter((c) => c.status === 'error').map((c) => `${r.id} / ${c.name}: ${c.message}`));
     expect(broken, `${m.name}: checks broke inside the harness`).toEqual([]);
+    // A broken service gets a verdict: exit 2 is for the harness's own errors and a target that went away.
+    expect(run.code, `${m.name}: ${run.results!.verdict}`).not.toBe(2);
     const level = (id: string) => CATALOG.find((r) => r.id === id)!.level;
     for (const id of m.violates) {
       const row = reqs.find((r) => r.id === id)!;
