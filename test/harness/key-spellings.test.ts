@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
+import { REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
+import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
+
+/*
+ * One derivation of a secret's spellings (src/kit/key-spellings.ts), used by the scrubber to redact and by the
+ * key sightings to detect. The spellings a test looks for are derived on their own (test/helpers/key-leaks.ts).
+ */
+
+const secretOf = (n = 40) => randomBytes(n).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+/** A prefix with `_` in it: the separator is found, the key is never split on its first `_`. */
+const KEY = `acme_sk_live_${secretOf()}`;
+const SECRET = KEY.slice('acme_sk_live_'.length);
+
+/** Text holding every spelling of `key`, as is, upper-cased and lower-cased, each between words. */
+function everySpelling(key: string): string {
+  return keySpellings(key).flatMap(([, s]) => [s, s.toUpperCase(), s.toLowerCase()]).map((s, i) => `w${i} ${s} .`).join('\n');
+}
+
+describe('a key\'s spellings', () => {
+  it('splits a key at its first _live_, whatever the prefix holds', () => {
+    expect(keyParts(KEY)).toEqual({ prefix: 'acme_sk', secret: SECRET });
+    expect(keyParts('cnv_live_abc_live_def')).toEqual({ prefix: 'cnv', secret: 'abc_live_def' });
+    expect(keyParts('no-separator-here')).toBeUndefined();
+    expect(keyParts('cnv_live_')).toBeUndefined();
+  });
+
+  it('base64 cores cover the value\'s base64 at every alignment, inside any longer base64 text', () => {
+    const value = Buffer.from(SECRET);
+    const cores = base64Cores(value);
+    for (const before of ['', 'a', 'ab', 'abc', 'user:', ':', 'x'.repeat(17)]) {
+      for (const after of ['', ':', 'z', 'zz']) {
+        const encoded = Buffer.from(`${before}${SECRET}${after}`).toString('base64');
+        expect(cores.some((c) => encoded.includes(c)), JSON.stringify({ before, after })).toBe(true);
+      }
+    }
+    // Each core depends on the value alone: long enough never to occur by chance.
+    for (const c of cores) expect(c.length).toBeGreaterThanOrEqual(Math.floor((value.length * 8) / 6) - 3);
+  });
+
+  it('the scrubber leaves none of the spellings the tests look for, in any case, and redacts each', () => {
+    const text = everySpelling(KEY);
+    expect(keyLeaks(text, [KEY]).length).toBeGreaterThan(20); // the check can fail: the text holds them all
+    const scrubbed = new Secrets([KEY]).scrub(text);
+    expect(keyLeaks(scrubbed, [KEY])).toEqual([]);
+    expect(scrubbed.split(REDACTED).length - 1).toBeGreaterThanOrEqual(keySpellings(KEY).length * 3);
+    // The wire client's redaction is the same derivation.
+    expect(keyLeaks(redact(text, [KEY]), [KEY])).toEqual([]);
+  });
+
+  it('the secret part alone, and a key of any other form (no _live_) in every spelling, go too', () => {
+    const token = `tok-${secretOf(24)}`;
+    const text = `${everySpelling(token)}\nbare ${SECRET} and ${SECRET.toLowerCase()}`;
+    const scrubbed = new Secrets([KEY, token]).scrub(text);
+    expect(keyLeaks(scrubbed, [token])).toEqual([]);
+    expect(scrubbed).not.toContain(SECRET);
+    expect(scrubbed.toLowerCase()).not.toContain(SECRET.toLowerCase());
+  });
+
+  it('names each spelling it finds, and its case, without the key', () => {
+    const m = new SpellingMatcher([KEY]);
+    const found = (text: string) => m.find(text).map((x) => `${x.spelling.form}${x.casing === 'as is' ? '' : `, ${x.casing}`}`);
+    expect(found(`got ${KEY.toUpperCase()}`)).toEqual(['the whole key, upper-cased']);
+    expect(found(`x-digest: ${Buffer.from(KEY).toString('base64')}`)).toEqual(['base64 of its secret part']);
+    // base64url and base64 agree where neither + nor / occurs: one spelling then, named as base64.
+    expect(found(`Basic ${Buffer.from(`:${KEY}`).toString('base64url')}`)).toEqual([expect.stringMatching(/^base64(url)? of its secret part$/)]);
+    expect(found(`{"secret":"${SECRET}"}`)).toEqual(['its secret part']);
+    for (const s of spellingsOf(KEY)) expect(s.form).not.toContain(SECRET);
+  });
+});
+
+describe('header values are secrets whatever their length', () => {
+  const secrets = Secrets.from({ headers: { 'x-flag': '1', 'x-short': 'Zq7', 'x-api-key': 'hdrSecret-7Qw9zX2kLm4' } });
+
+  it('a 1-3 character value is redacted by exact value wherever it stands as a token: as an echo quotes it', () => {
+    const echoes = 'headers x-flag=1 | x-short=Zq7; {"x-short":"Zq7","x-flag":"1"} --header \'X-Short: Zq7\' key zq7. (ZQ7)';
+    const out = secrets.scrub(echoes);
+    expect(out).toBe(`headers x-flag=${REDACTED} | x-short=${REDACTED}; {"x-short":"${REDACTED}","x-flag":"${REDACTED}"} --header 'X-Short: ${REDACTED}' key ${REDACTED}. (${REDACTED})`);
+  });
+
+  it('but never inside a longer word, number or version: a substring match would shred them', () => {
+    const prose = 'HTTP/1.1 took 10 ms on v1, revision 2025-06-18, 1.5 s, abcZq7d, Zq7x, a-1';
+    expect(secrets.scrub(prose)).toBe(prose);
+  });
+});
