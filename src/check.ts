@@ -1,5 +1,5 @@
 import { inject, test, type TestContext } from 'vitest';
-import { flushSpent, searchReporter } from './budget/broker-client.js';
+import { flushKeys, flushSpent, searchReporter } from './budget/broker-client.js';
 import { pacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
@@ -11,6 +11,7 @@ import { primaryRevision } from './revision-wire.js';
 import { CheckFailure, isVerdict, NotTestable, type CheckRecord, type InteropTag } from './verdict.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
+import { inCheck, keyLedger } from './wire/key-sightings.js';
 import { redact } from './wire/redact.js';
 
 declare module 'vitest' {
@@ -156,6 +157,7 @@ function register(
     const extraSecrets: string[] = [];
     const secrets = () => runSecrets(target, extraSecrets);
     pacer.configure(target);
+    keyLedger.configure(target);
     const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit });
     const c: CheckContext = {
       target,
@@ -176,6 +178,7 @@ function register(
       },
       addSecret(secret) {
         extraSecrets.push(secret);
+        keyLedger.learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
       },
       secrets,
       brief: (res) => briefOf(res, secrets()),
@@ -207,7 +210,7 @@ function register(
         if (!target.noKeyReason && target.revisions.length > 0) c.notApplicable(why);
         c.notTestable(why);
       }
-      await body(c);
+      await inCheck(name, () => body(c));
       record.status = 'pass';
     } catch (err) {
       if (err instanceof NotTestable) {
@@ -235,6 +238,7 @@ function register(
     } finally {
       record.durationMs = Math.round(performance.now() - started);
       await flushSpent(target).catch((err: Error) => record.observations.push(`the run's ledger missed this check's counts: ${err.message}`));
+      await flushKeys(target).catch((err: Error) => record.observations.push(`the run's key ledger missed this check's keys and key sightings: ${err.message}`));
       // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
       if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
     }

@@ -27,6 +27,7 @@ import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { suiteFiles } from './suite-selection.js';
 import { keptSuiteThreads } from './suite-threads/pool.js';
 import { countSearches, timeBoxOf } from './properties/searches.js';
+import { keyLedger } from './wire/key-sightings.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -81,11 +82,13 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
   const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
   takeSpent(); // this process's counts start with this run
+  keyLedger.reset(); // and its keys and key sightings
   const target = await prepare(options, {
     headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile,
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
+  keyLedger.configure(target.info);
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';
   const limits = resolveRunLimits({

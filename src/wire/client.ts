@@ -3,6 +3,7 @@ import { bucketOf, pacer } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, NotTestable } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
+import { keyLedger, requestLine, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
 import { createSseReader } from './sse-reader.js';
@@ -49,6 +50,9 @@ export interface WireOptions {
  * Every request is counted against what the run spent of the deployment.
  */
 export class WireClient {
+  /** Replies to this client's requests that carried a key the run holds (src/wire/key-sightings.ts). */
+  readonly keySightings: KeySighting[] = [];
+
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
@@ -82,6 +86,10 @@ export class WireClient {
     }
   }
 
+  private note(sighting: KeySighting | undefined): void {
+    if (sighting) this.keySightings.push(sighting);
+  }
+
   private async once(url: string, req: WireRequest): Promise<WireResponse> {
     const method = req.method ?? (req.json !== undefined || req.raw !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...req.headers };
@@ -90,7 +98,8 @@ export class WireClient {
       body = JSON.stringify(req.json);
       headers['content-type'] ??= 'application/json';
     }
-    const secrets = this.secrets();
+    // The keys this process learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
+    let secrets = [...this.secrets(), ...keyLedger.redaction()];
     const record: Exchange = {
       request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: clip(redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets)) }) },
       startedAt: new Date().toISOString(),
@@ -114,6 +123,7 @@ export class WireClient {
       if (refusal) {
         await res.body.dump().catch(() => {});
         record.response = { status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed: true, headersAt: round(headersAt), endAt: round(headersAt) };
+        this.note(keyLedger.inspect({ url, request: requestLine(method, record.request.url, record.request.body), status: res.statusCode, headers: resHeaders, exchange: record }));
         throw refusal;
       }
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -138,11 +148,19 @@ export class WireClient {
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
+      const sentText = typeof body === 'string' ? body : body === undefined ? undefined : Buffer.from(body).toString('utf8');
       countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
+      // A key this reply minted is known before the reply is recorded, so the record never holds it.
+      const minted = keyLedger.learnFromReply(url, method, res.statusCode, response.json);
+      if (minted.length > 0) secrets = [...this.secrets(), ...keyLedger.redaction()];
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
+      this.note(keyLedger.inspect({
+        url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
+        headers: resHeaders, ...(isSse ? { events } : { body: text }), minted, exchange: record,
+      }));
       return response;
     } catch (err) {
       countExchange(url, method, undefined, 0, {});

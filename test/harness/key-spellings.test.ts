@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
 import { REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
+import { keyLedger } from '../../src/wire/key-sightings.js';
 import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
 
 /*
@@ -83,5 +84,40 @@ describe('header values are secrets whatever their length', () => {
   it('but never inside a longer word, number or version: a substring match would shred them', () => {
     const prose = 'HTTP/1.1 took 10 ms on v1, revision 2025-06-18, 1.5 s, abcZq7d, Zq7x, a-1';
     expect(secrets.scrub(prose)).toBe(prose);
+  });
+});
+
+describe('the key ledger: keys learnt from replies, and replies that carried one', () => {
+  const base = 'http://127.0.0.1:4999';
+  const other = `cnv_live_${secretOf()}`;
+  const reply = (over: Partial<Parameters<typeof keyLedger.inspect>[0]>) => keyLedger.inspect({ url: `${base}/api/mcp/v1`, request: 'POST /api/mcp/v1', status: 200, headers: {}, body: '{}', ...over });
+  beforeEach(() => {
+    keyLedger.reset();
+    keyLedger.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1`, apiKey: KEY });
+  });
+
+  it('learns a bootstrap reply\'s apiKey (redacted from then on), and judges that reply for other keys only', () => {
+    const minted = keyLedger.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 201, { apiKey: other });
+    expect(minted).toEqual([other]);
+    expect(keyLedger.redaction()).toContain(other);
+    expect(reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, secret: other.slice(9) }), minted })).toBeUndefined();
+    const leak = reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, previous: KEY }), minted });
+    expect(leak?.found).toEqual(['the body: the run\'s key, spelt as the whole key']);
+    // Not a bootstrap, or not a success: nothing is learnt.
+    expect(keyLedger.learnFromReply(`${base}/api/mcp/v1`, 'POST', 200, { apiKey: 'x_live_y' })).toEqual([]);
+    expect(keyLedger.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 400, { apiKey: 'x_live_y' })).toEqual([]);
+  });
+
+  it('finds a key in headers, events and bodies, in any spelling; not what the request sent, not off the target', () => {
+    keyLedger.learnKey(other, 'a key the run bootstrapped');
+    expect(reply({ headers: { 'x-echo': Buffer.from(`${other}:`).toString('base64') } })?.found).toEqual(['header x-echo: a key the run bootstrapped, spelt as base64 of its secret part']);
+    expect(reply({ status: 429, body: `slow down, ${encodeURIComponent(KEY.toLowerCase())}` })?.found).toEqual(['the body: the run\'s key, spelt as the whole key, lower-cased']);
+    expect(reply({ events: [{ data: '{}' }, { data: `{"message":"${SECRET}"}` }] })?.found).toEqual(['SSE event 2: the run\'s key, spelt as its secret part']);
+    expect(reply({ body: `{"arguments":{"title":"${KEY}"}}`, requestBody: `{"title":"${KEY}"}` })).toBeUndefined();
+    expect(reply({ url: 'http://127.0.0.1:5000/messages', body: KEY })).toBeUndefined();
+    expect(reply({ body: 'nothing here' })).toBeUndefined();
+    const { sightings, inspected } = keyLedger.take();
+    expect(sightings).toHaveLength(3);
+    expect(inspected).toBe(5);
   });
 });
