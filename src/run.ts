@@ -28,6 +28,7 @@ import { suiteFiles } from './suite-selection.js';
 import { keptSuiteThreads } from './suite-threads/pool.js';
 import { countSearches, timeBoxOf } from './properties/searches.js';
 import { keyLedger } from './wire/key-sightings.js';
+import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -184,6 +185,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   };
   // A suite that cannot load (an unknown requirement id, a syntax error) is a harness bug, never a verdict.
   if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
+  // Every reply any check received, judged once all are in (src/key-echoes.ts).
+  if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(keyLedger.take()));
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const { exitCode, verdict } = decide(requirements, options.strict);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
 import { REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
+import { keyEchoRecord } from '../../src/key-echoes.js';
 import { keyLedger } from '../../src/wire/key-sightings.js';
 import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
 
@@ -119,5 +120,16 @@ describe('the key ledger: keys learnt from replies, and replies that carried one
     const { sightings, inspected } = keyLedger.take();
     expect(sightings).toHaveLength(3);
     expect(inspected).toBe(5);
+  });
+
+  it('the run-wide record fails with every sighting, passes with replies and none, and is not testable with no reply', () => {
+    reply({ headers: { 'x-echo': KEY } });
+    const failed = keyEchoRecord(keyLedger.take());
+    expect(failed.status).toBe('fail');
+    expect(failed.message).toMatch(/^1 of the 1 replies the run received carried a key the run holds: POST \/api\/mcp\/v1, sent by the run itself, outside any check: HTTP 200; header x-echo: the run's key/);
+    expect(JSON.stringify(failed)).not.toContain(SECRET);
+    reply({});
+    expect(keyEchoRecord(keyLedger.take()).status).toBe('pass');
+    expect(keyEchoRecord(keyLedger.take()).status).toBe('not-testable');
   });
 });
