@@ -134,7 +134,8 @@ export function urlSecrets(url: string): string[] {
   const out: string[] = [];
   const user = decodeURIComponent(u.username);
   const password = decodeURIComponent(u.password);
-  if (user || password) out.push(`${user}:${password}`, `${u.username}:${u.password}`, ...(password ? [password, u.password] : []), ...(user ? [user] : []));
+  // A user beside a password is a name (`admin`), redacted with it; a user alone is the credential (`https://<token>@host`).
+  if (user || password) out.push(`${user}:${password}`, `${u.username}:${u.password}`, ...(password ? [password, u.password] : [user, u.username]));
   for (const [name, value] of u.searchParams) if (value && CREDENTIAL_NAME.test(name)) out.push(value);
   return out;
 }

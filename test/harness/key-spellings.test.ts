@@ -82,6 +82,11 @@ describe('header values are secrets whatever their length', () => {
     expect(out).toBe(`headers x-flag=${REDACTED} | x-short=${REDACTED}; {"x-short":"${REDACTED}","x-flag":"${REDACTED}"} --header 'X-Short: ${REDACTED}' key ${REDACTED}. (${REDACTED})`);
   });
 
+  it('a URL\'s password is a secret whatever its length; its user only when it stands alone (a token, not a name)', () => {
+    const urls = Secrets.from({ urls: ['https://admin:pw1@h.example/x', 'https://tok3n@h2.example/'] });
+    expect(urls.scrub('workspace admin; pw1; tok3n')).toBe(`workspace admin; ${REDACTED}; ${REDACTED}`);
+  });
+
   it('but never inside a longer word, number or version: a substring match would shred them', () => {
     const prose = 'HTTP/1.1 took 10 ms on v1, revision 2025-06-18, 1.5 s, abcZq7d, Zq7x, a-1';
     expect(secrets.scrub(prose)).toBe(prose);
