@@ -21,7 +21,8 @@ export function keyEchoRecord(ledger: Pick<KeyLedgerDelta, 'sightings' | 'sighti
   const { sightings, sightingsLeftOut, inspected } = ledger;
   const base = {
     name: 'no reply the run received, to any check\'s request, repeats a key the run holds, in any spelling',
-    suite: 'every reply of the run (src/key-echoes.ts)',
+    // Judged in the run's main process, but the row's suite: a run narrowed to the row loads that suite and makes this record.
+    suite: 'suites/auth.suite.ts > every reply of the run (src/key-echoes.ts)',
     requirementIds: [KEY_NEVER_ECHOED],
     durationMs: 0,
   };
