@@ -145,7 +145,10 @@ export class SpellingMatcher {
   find(text: string): SpellingMatch[] {
     if (!this.pattern || !text) return [];
     const out: SpellingMatch[] = [];
-    for (const m of text.matchAll(this.pattern)) {
+    // exec on the one compiled pattern: matchAll would copy (and compile) this large expression on every call.
+    const pattern = this.pattern;
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
       const found = this.byFolded.get(m[0].toLowerCase());
       if (!found) continue;
       const { text: literal } = found.spelling;
