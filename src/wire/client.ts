@@ -3,7 +3,7 @@ import { bucketOf, pacer } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, NotTestable } from '../verdict.js';
 import type { Exchange, SseEvent } from './exchange.js';
-import { keyLedger, requestLine, type KeySighting } from './key-sightings.js';
+import { keyLedger, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
 import { createSseReader } from './sse-reader.js';
@@ -112,6 +112,8 @@ export class WireClient {
     const onOuter = () => abort.abort(outer?.reason);
     outer?.addEventListener('abort', onOuter);
     const started = performance.now();
+    /** The reply, for the key sightings once it is recorded. */
+    let inspected: InspectedReply | undefined;
     try {
       const res = await undiciRequest(url, { method: method as 'POST', headers, body, signal: abort.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const headersAt = performance.now() - started;
@@ -123,7 +125,7 @@ export class WireClient {
       if (refusal) {
         await res.body.dump().catch(() => {});
         record.response = { status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed: true, headersAt: round(headersAt), endAt: round(headersAt) };
-        this.note(keyLedger.inspect({ url, request: requestLine(method, record.request.url, record.request.body), status: res.statusCode, headers: resHeaders, exchange: record }));
+        inspected = { url, request: requestLine(method, record.request.url, record.request.body), status: res.statusCode, headers: resHeaders, exchange: record };
         throw refusal;
       }
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -157,10 +159,10 @@ export class WireClient {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
       };
-      this.note(keyLedger.inspect({
+      inspected = {
         url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
         headers: resHeaders, ...(isSse ? { events } : { body: text }), minted, exchange: record,
-      }));
+      };
       return response;
     } catch (err) {
       countExchange(url, method, undefined, 0, {});
@@ -170,6 +172,8 @@ export class WireClient {
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
+      // Outside the try: a fault in the inspection is the harness's own error, never the service's.
+      if (inspected) this.note(keyLedger.inspect(inspected));
     }
   }
 }
