@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
 import { REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
 import { keyEchoRecord } from '../../src/key-echoes.js';
 import { keyLedger } from '../../src/wire/key-sightings.js';
+import { WireClient } from '../../src/wire/client.js';
+import type { Exchange } from '../../src/wire/exchange.js';
 import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
 
 /*
@@ -136,5 +140,38 @@ describe('the key ledger: keys learnt from replies, and replies that carried one
     reply({});
     expect(keyEchoRecord(keyLedger.take()).status).toBe('pass');
     expect(keyEchoRecord(keyLedger.take()).status).toBe('not-testable');
+  });
+});
+
+describe('the wire client learns a bootstrapped key before recording its reply, and notes a reply that carries one', () => {
+  it('redacts the new key and its parts from the bootstrap record, and finds its base64 in a later reply\'s header', async () => {
+    const minted = `cnv_live_${secretOf()}`;
+    const server = createServer((req, res) => {
+      if (req.url === '/api/agent/bootstrap') {
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ apiKey: minted, prefix: 'cnv', secret: minted.slice(9) }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-digest': Buffer.from(minted).toString('base64') }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      keyLedger.reset();
+      keyLedger.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1` });
+      const log: Exchange[] = [];
+      const http = new WireClient(log, () => [], 5000, { pace: false });
+      const boot = await http.request(`${base}/api/agent/bootstrap`, { json: { humanEmail: 'a@example.com' } });
+      expect(boot.json.apiKey).toBe(minted); // the check gets the reply as it came
+      expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);
+      expect(log[0]!.response!.body).toContain(REDACTED);
+      expect(http.keySightings).toEqual([]);
+      await http.request(`${base}/api/mcp/v1`, { json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      expect(http.keySightings.map((s) => s.found)).toEqual([['header x-digest: a key the run bootstrapped, spelt as base64 of its secret part']]);
+      expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);
+      expect(keyLeaks(JSON.stringify(http.keySightings), [minted])).toEqual([]);
+    } finally {
+      server.close();
+      keyLedger.reset();
+    }
   });
 });
