@@ -1,5 +1,5 @@
 import { inject, test, type TestContext } from 'vitest';
-import { flushSpent, searchReporter } from './budget/broker-client.js';
+import { flushKeys, flushSpent, searchReporter } from './budget/broker-client.js';
 import { pacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
@@ -12,6 +12,7 @@ import { CheckFailure, isVerdict, NotTestable, TargetLost, type CheckRecord, typ
 import { lostExchange, targetGone } from './wire/target-liveness.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
+import { inCheck, keyLedger } from './wire/key-sightings.js';
 import { redact } from './wire/redact.js';
 
 declare module 'vitest' {
@@ -167,6 +168,7 @@ function register(
     const extraSecrets: string[] = [];
     const secrets = () => runSecrets(target, extraSecrets);
     pacer.configure(target);
+    keyLedger.configure(target);
     const started = performance.now();
     // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
     const deadlineMs = options.timeout ?? CHECK_TIMEOUT_MS;
@@ -191,6 +193,7 @@ function register(
       },
       addSecret(secret) {
         extraSecrets.push(secret);
+        keyLedger.learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
       },
       secrets,
       brief: (res) => briefOf(res, secrets()),
@@ -221,7 +224,7 @@ function register(
         if (!target.noKeyReason && target.revisions.length > 0) c.notApplicable(why);
         c.notTestable(why);
       }
-      await body(c);
+      await inCheck(name, () => body(c));
       record.status = 'pass';
     } catch (err) {
       if (err instanceof NotTestable) {
@@ -258,6 +261,7 @@ function register(
     } finally {
       record.durationMs = Math.round(performance.now() - started);
       await flushSpent(target).catch((err: Error) => record.observations.push(`the run's ledger missed this check's counts: ${err.message}`));
+      await flushKeys(target).catch((err: Error) => record.observations.push(`the run's key ledger missed this check's keys and key sightings: ${err.message}`));
       // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
       if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
     }

@@ -17,7 +17,7 @@ export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], 
   const log: Exchange[] = [];
   const outcome = await tryBootstrapKey(target.baseUrl, purpose, target.timeoutMs, log);
   if ('refused' in outcome) return { exchanges: log, note: outcome.refused };
-  // Too short to redact reliably (redact() skips secrets under 8 characters): not used as a key.
+  // Too short to be told from text (redact() matches a secret under 8 characters only as a whole token): not used as a key.
   if (outcome.apiKey.length < 8) return { exchanges: [], note: 'bootstrap answered with an apiKey too short to be a key' };
   secrets.push(outcome.apiKey);
   // The key became known only in its reply: the recorded exchange is redacted after the fact.

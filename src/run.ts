@@ -27,6 +27,8 @@ import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { suiteFiles } from './suite-selection.js';
 import { keptSuiteThreads } from './suite-threads/pool.js';
 import { countSearches, timeBoxOf } from './properties/searches.js';
+import { keyLedger } from './wire/key-sightings.js';
+import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -81,11 +83,13 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
   const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
   takeSpent(); // this process's counts start with this run
+  keyLedger.reset(); // and its keys and key sightings
   const target = await prepare(options, {
     headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile,
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
+  keyLedger.configure(target.info);
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';
   const limits = resolveRunLimits({
@@ -181,6 +185,8 @@ export async function runConformance(options: RunOptions): Promise<Results> {
   };
   // A suite that cannot load (an unknown requirement id, a syntax error) is a harness bug, never a verdict.
   if (suiteErrors.length > 0) throw new Error(`suite errors:\n${suiteErrors.join('\n')}`);
+  // Every reply any check received, judged once all are in (src/key-echoes.ts).
+  if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(keyLedger.take()));
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const loss = targetLoss(records, requirements, startedAt);

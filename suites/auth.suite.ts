@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
+import { describeSighting } from '../src/key-echoes.js';
+import type { CallRecipe } from '../src/profile.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { redactInPlace } from '../src/wire/redact.js';
 
@@ -319,6 +321,29 @@ describe.concurrent('auth', () => {
       for (const [place, text] of where) if (revealed.some((s) => text.includes(s))) leaks.push(`${v.label}: in the ${place}`);
     }
     c.verify(leaks.length === 0, `no reply repeats the credential (${leaks.join('; ')})`, 'the credential appears nowhere in the reply', leaks);
+  });
+
+  // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
+  // "It is to be treated as a password." No reply carries a key the run holds, in any spelling: the replies of
+  // every other check are judged too, once the run is over (src/key-echoes.ts); these are this row's own.
+  check('auth-key-never-echoed', 'replies to valid requests (tools/list, a plain call, a streaming call) carry no key in any spelling', async (c) => {
+    if (!c.target.apiKey) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
+    const { profile } = c.target;
+    const needsVars = (r: CallRecipe) => JSON.stringify(r.arguments).includes('{{');
+    let vars: Promise<Record<string, unknown>> | undefined;
+    const run = async (r: CallRecipe, progressToken?: string) => c.mcp.recipe(r, needsVars(r) ? { ...(await (vars ??= c.mcp.setup())) } : {}, progressToken ? { progressToken } : {});
+    const sent: [string, Promise<WireResponse>][] = [['tools/list', c.mcp.request('tools/list')]];
+    const plain = profile.calls.listBlocks;
+    if (plain) sent.push([`${plain.tool} (plain)`, run(plain)]);
+    else c.observe('the profile has no listBlocks recipe: no plain tool call was sent');
+    // A stream without side effects first (schedule.preview), and one that needs no setup.
+    const streams = Object.values(profile.streaming).sort((a, b) => Number(needsVars(a)) - Number(needsVars(b)) || Number(b.tool === 'schedule.preview') - Number(a.tool === 'schedule.preview'));
+    if (streams[0]) sent.push([`${streams[0].tool} (streaming)`, run(streams[0], 'key-never-echoed')]);
+    else c.observe('the profile has no streaming recipe: no streaming call was sent');
+    const replies = await Promise.all(sent.map(async ([label, p]) => `${label}: HTTP ${(await p).status}`));
+    c.observe(`replies looked through: ${replies.join(', ')}`);
+    const seen = c.http.keySightings;
+    c.verify(seen.length === 0, `no reply carries a key the run holds (${seen.map(describeSighting).join(' | ')})`, 'no key, in any spelling, in any reply', seen.map((s) => ({ request: s.request, status: s.status, found: s.found })));
   });
 
   // "A key is workspace-scoped: one key carries the context of one workspace."

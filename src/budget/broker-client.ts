@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { TargetInfo } from '../target-info.js';
 import { takeSpent, type Spent } from './tally.js';
+import { keyLedger } from '../wire/key-sightings.js';
 
 async function ask<T>(target: TargetInfo, path: string, body: unknown): Promise<T | undefined> {
   const broker = target.broker;
@@ -50,6 +51,17 @@ export async function flushSpent(target: TargetInfo): Promise<void> {
   const spent: Spent = takeSpent();
   if (!target.broker || Object.values(spent).every((v) => v === 0)) return;
   await ask(target, '/spent', spent);
+}
+
+/**
+ * Hands this worker's new keys and key sightings to the broker (the main process's ledger), over its
+ * token-guarded loopback channel: keys never travel in a record. In the main process itself, nothing to do.
+ */
+export async function flushKeys(target: TargetInfo): Promise<void> {
+  if (!target.broker) return;
+  const delta = keyLedger.take();
+  if (delta.keys.length === 0 && delta.secrets.length === 0 && delta.sightings.length === 0 && delta.inspected === 0) return;
+  await ask(target, '/keys', delta);
 }
 
 /** The reason a check gives when its purpose got no share of the bootstrap budget. */

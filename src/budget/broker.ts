@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { allocate } from './bootstrap-plan.js';
 import { emptySpent, sumSpent, type Spent } from './tally.js';
+import { keyLedger, type KeyLedgerDelta } from '../wire/key-sightings.js';
 
 export interface BrokerLimits {
   /** Bootstrap requests the suites may send (the target preparation's already deducted); undefined: no bound. */
@@ -81,6 +82,11 @@ export async function startBroker(limits: BrokerLimits): Promise<Broker> {
       }
       if (req.url === '/search') {
         limits.onSearch?.({ check: String(body.check), search: String(body.search), runs: Number(body.runs) || 0, done: body.done === true });
+        return send(res, 200, {});
+      }
+      // Keys a worker learnt and the replies that carried one: the report door and auth-key-never-echoed need them all.
+      if (req.url === '/keys') {
+        keyLedger.merge(body as Partial<KeyLedgerDelta>);
         return send(res, 200, {});
       }
       if (req.url === '/spent') {

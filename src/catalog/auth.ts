@@ -109,6 +109,13 @@ export const authRequirements: Requirement[] = [
     text: 'The plaintext key is displayed once; the service stores only a hash. There is no way to show it again. It is to be treated as a password. (A rejection never repeats the credential it was sent, in its body or its headers.)',
   },
   {
+    id: 'auth-key-never-echoed',
+    group: 'auth',
+    level: 'MUST',
+    source: 'service.md §Authentication 6, 7; §Endpoints 2 ("Response: includes `apiKey` (a temporary MCP key, returned immediately)")',
+    text: 'The plaintext key is displayed once; the service stores only a hash. There is no way to show it again. It is to be treated as a password. (No reply to any request, accepted or refused, throttled or streamed, carries a key in any spelling: whole or its secret part, JSON-escaped, percent-encoded, base64 or base64url, in any case, in its body, headers or events; the bootstrap reply that mints a key is the one place it is displayed.)',
+  },
+  {
     id: 'auth-workspace-scoped-read',
     group: 'auth',
     level: 'MUST',

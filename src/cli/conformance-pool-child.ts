@@ -2,6 +2,7 @@ import { conformanceSecrets, scrubLine } from '../reports/index.js';
 import { runConformance } from '../run.js';
 import { describeFailure } from '../kit/main.js';
 import { Secrets } from '../kit/scrub.js';
+import { keyLedger } from '../wire/key-sightings.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
 import type { PoolReply, PoolRequest } from './conformance-pool.js';
 
@@ -28,7 +29,8 @@ async function runOne(request: PoolRequest): Promise<PoolReply> {
     // No progress lines: nobody reads this process's stderr line by line. The suites' threads serve the next run.
     return { id: request.id, code: (await runConformance({ ...options, progress: undefined, keepSuiteThreads: true })).exitCode };
   } catch (err) {
-    return { id: request.id, code: 2, error: describeFailure(err, { usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, {}).text.trim() };
+    const learnt = secrets.with({ values: keyLedger.redaction() }); // keys the run learnt on its way
+    return { id: request.id, code: 2, error: describeFailure(err, { usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, learnt) }, {}).text.trim() };
   }
 }
 

@@ -7,6 +7,7 @@ import { pacer } from '../budget/pacer.js';
 import type { TargetInfo } from '../target-info.js';
 import { WireClient } from '../wire/client.js';
 import { redact } from '../wire/redact.js';
+import { keyLedger } from '../wire/key-sightings.js';
 import { ownProxyCommand } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
@@ -176,6 +177,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const { calls, gaps } = await plan(c, key, notes);
   const wrong = `${c.target.keyPrefix ?? 'canvas'}_live_${randomBytes(18).toString('base64url')}`;
   extra.push(wrong);
+  keyLedger.learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
   const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
   const env: Record<string, string> = {
     INTEROP_REVISION: c.target.protocol === 'auto' ? 'default' : c.target.protocol,

@@ -4,6 +4,7 @@ import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
 import { bucketOf, OUTSIDE_A_CHECK, pacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
+import { keyLedger, requestLine } from '../wire/key-sightings.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -48,7 +49,11 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
     const headersAt = round(performance.now() - started);
     const response: NonNullable<Exchange['response']> = { status: res.status, headers: redactHeaders(Object.fromEntries(res.headers.entries()), secrets), closed: true, headersAt, endAt: headersAt };
     record.response = response;
-    if (!res.body) return res;
+    const inspect = (text: string) => keyLedger.inspect({ url: String(input), request: requestLine(record.request.method, record.request.url, record.request.body), requestBody: body, status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text, exchange: record });
+    if (!res.body) {
+      inspect('');
+      return res;
+    }
     // A copy of the body is read alongside the SDK's, so SSE events keep their arrival times.
     const reader = res.clone().body!.getReader();
     const sse = (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
@@ -79,6 +84,7 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
       response.endAt = round(performance.now() - started);
       if (sse) response.events = events;
       else response.body = clip(redact(text, secrets));
+      inspect(text);
     })();
     reading.add(task);
     return res;

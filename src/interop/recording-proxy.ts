@@ -8,6 +8,7 @@ import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
 import { createSseReader } from '../wire/sse-reader.js';
+import { keyLedger, requestLine } from '../wire/key-sightings.js';
 
 /**
  * A loopback forwarder between one SDK client (a child process) and the target, recording every exchange the
@@ -94,9 +95,14 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       const headersAt = round(performance.now() - started);
       const response: NonNullable<Exchange['response']> = { status: up.statusCode ?? 0, headers: redactHeaders(upHeaders, secrets()), headersAt, endAt: headersAt, closed: true };
       record.response = response;
+      const inspect = (text: string) => keyLedger.inspect({
+        url: new URL(path, upstream).href, request: requestLine(method, record.request.url, record.request.body), requestBody: body.toString('utf8'),
+        status: response.status, headers: upHeaders, body: text, exchange: record, by: 'the interop matrix (an SDK client, through its recording proxy)',
+      });
       const { again, throttled: stop } = await pacer.next(bucket, mcpUrl, attempt, response.status, upHeaders);
       if (again) {
-        up.resume();
+        // Not passed on, but a reply all the same: a key in its body is the service's failure.
+        inspect((await readBody(up)).toString('utf8'));
         continue;
       }
       throttled ??= stop?.message;
@@ -127,6 +133,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       response.endAt = round(performance.now() - started);
       if (sse) response.events = events;
       else response.body = clip(redact(text, secrets()));
+      inspect(text);
       res.end();
       return;
     }

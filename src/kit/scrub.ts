@@ -3,36 +3,27 @@
  * results passes through `scrubDeep`/`scrubText` with the run's `Secrets` before any writer sees it; the
  * wire client uses `redact`/`redactHeaders` (the same literal and key-shape rules) as it records.
  *
- * What is a secret: every key, token and session id the run holds; every header value given to the run
- * (but for protocol vocabulary such as Accept); the userinfo of every URL given to it and the values of its
- * credential-looking query parameters. Whatever the list misses, text shaped like a service key
+ * What is a secret: every key, token and session id the run holds (keys bootstrapped inside checks too:
+ * src/wire/key-sightings.ts brings them to the report door); every header value given to the run (but for
+ * protocol vocabulary such as Accept); the userinfo of every URL given to it and the values of its
+ * credential-looking query parameters. Each is redacted in every spelling src/kit/key-spellings.ts derives
+ * (a key's secret part alone, JSON-escaped, percent-encoded, base64 and base64url, in any case), whatever its
+ * length: short ones as whole tokens. Whatever the list misses, text shaped like a service key
  * (`<prefix>_live_<16+ chars>`), a Bearer credential, URL userinfo or a credential query value is
  * scrubbed too: hostile servers echo altered copies, and checks send altered keys on purpose.
  */
+import { matcherFor, SpellingMatcher } from './key-spellings.js';
 
 export const REDACTED = '[REDACTED]';
-
-/**
- * Literal secrets shorter than this are not scrubbed as literals: they cannot be told apart from ordinary
- * text (a header value `1` would blank every digit 1 in the reports). Their URL and header forms still are.
- */
-export const MIN_SECRET_LENGTH = 8;
 
 /** Anything shaped like a service key (`<prefix>_live_<16+ characters>`), known or not: altered keys leak too. */
 export function scrubKeyShapes(text: string): string {
   return text.replace(/(?<=_live_)[A-Za-z0-9]{16,}/g, REDACTED); // a lookbehind: linear on long text
 }
 
-/** `text` with every literal (longest first, so a key goes before its own secret part) replaced. */
-function replaceLiterals(text: string, literals: readonly string[]): string {
-  let out = text;
-  for (const s of literals) if (s.length >= MIN_SECRET_LENGTH && out.includes(s)) out = out.split(s).join(REDACTED);
-  return out;
-}
-
-/** Replaces every given secret in a string, then anything key-shaped (the wire client's rule as it records). */
+/** Replaces every spelling of every given secret, then anything key-shaped (the wire client's rule as it records). */
 export function redact(text: string, secrets: readonly string[]): string {
-  return scrubKeyShapes(replaceLiterals(text, [...secrets].sort((a, b) => b.length - a.length)));
+  return scrubKeyShapes(matcherFor(secrets).replace(text, REDACTED));
 }
 
 /**
@@ -92,23 +83,12 @@ export interface SecretSources {
   urls?: Iterable<string | undefined | null>;
 }
 
-/** The spellings a secret has in reports: as is, JSON-escaped, percent-encoded; a key's secret part. */
-function spellings(value: string): string[] {
-  const out = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
-  const live = /_live_(.+)$/.exec(value);
-  if (live) out.push(live[1]!);
-  return out;
-}
-
 /** A run's secrets, built once per run; `scrub` is the one text scrubber of every report. */
 export class Secrets {
-  /** Longest first, so a key is replaced whole before its own secret part could be. */
-  readonly literals: readonly string[];
+  private readonly matcher: SpellingMatcher;
 
   constructor(private readonly values: readonly string[] = []) {
-    const set = new Set<string>();
-    for (const v of values) for (const s of spellings(v)) if (s.length >= MIN_SECRET_LENGTH) set.add(s);
-    this.literals = [...set].sort((a, b) => b.length - a.length);
+    this.matcher = new SpellingMatcher([...new Set(values)]);
   }
 
   static from(sources: SecretSources): Secrets {
@@ -134,7 +114,7 @@ export class Secrets {
   }
 
   scrub(text: string): string {
-    return scrubPatterns(replaceLiterals(text, this.literals));
+    return scrubPatterns(this.matcher.replace(text, REDACTED));
   }
 }
 
@@ -154,7 +134,8 @@ export function urlSecrets(url: string): string[] {
   const out: string[] = [];
   const user = decodeURIComponent(u.username);
   const password = decodeURIComponent(u.password);
-  if (user || password) out.push(`${user}:${password}`, `${u.username}:${u.password}`, ...(password ? [password, u.password] : []), ...(user ? [user] : []));
+  // A user beside a password is a name (`admin`), redacted with it; a user alone is the credential (`https://<token>@host`).
+  if (user || password) out.push(`${user}:${password}`, `${u.username}:${u.password}`, ...(password ? [password, u.password] : [user, u.username]));
   for (const [name, value] of u.searchParams) if (value && CREDENTIAL_NAME.test(name)) out.push(value);
   return out;
 }

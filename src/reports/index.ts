@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Results } from '../results.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
+import { keyLedger } from '../wire/key-sightings.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary-md.js';
 
@@ -28,13 +29,17 @@ export interface ConformanceSecretInputs {
   mailboxUrl?: string;
 }
 
-/** The run's secrets, from its options and (once prepared) the target it ran against. */
+/**
+ * The run's secrets, from its options, (once prepared) the target it ran against, and every key this process
+ * learnt so far: keys bootstrapped inside checks, the interop matrix's, the admin channel's (src/wire/key-sightings.ts).
+ */
 export function conformanceSecrets(options: ConformanceSecretInputs, info?: TargetInfo): Secrets {
   const stdioEnv = Object.entries(info?.stdio?.env ?? {}).filter(([k]) => /key|token|secret|password/i.test(k)).map(([, v]) => v);
   return Secrets.from({
     values: [
       options.apiKey, options.otherKey, options.revokedKey,
       info?.apiKey, info?.otherKey, info?.revokedKey, info?.admin?.token, info?.broker?.token, info?.sessionId, ...stdioEnv,
+      ...keyLedger.redaction(),
     ],
     headers: { ...info?.headers, ...options.headers },
     urls: [options.baseUrl, options.mcpUrl, options.mailboxUrl, info?.baseUrl, info?.mcpUrl, info?.mailboxUrl, info?.admin?.url, info?.broker?.url],

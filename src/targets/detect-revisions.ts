@@ -3,6 +3,7 @@ import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
 import type { TargetInfo } from '../target-info.js';
+import { keyLedger, requestLine, type InspectedReply } from '../wire/key-sightings.js';
 
 interface Probe {
   status: number;
@@ -22,14 +23,20 @@ async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record
   });
 }
 
+function plainHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v!]));
+}
+
 /** POSTs one JSON-RPC request speaking `revision`'s wire; the reply's final message and session id. */
 async function probe(info: TargetInfo, revision: Revision, body: unknown): Promise<Probe | undefined> {
   const spoken = speakRevision(revision, body, info.headers);
+  let reply: InspectedReply | undefined;
   try {
     const res = await send(info, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...spoken.headers }, spoken.body);
     const sessionHeader = res.headers['mcp-session-id'];
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader : undefined;
     const text = await res.body.text();
+    reply = { url: info.mcpUrl, request: `${requestLine('POST', info.mcpUrl, JSON.stringify(body))}, revision detection`, status: res.statusCode, headers: plainHeaders(res.headers), body: text };
     const data = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).pop() ?? '';
     let message: unknown;
     try {
@@ -40,6 +47,9 @@ async function probe(info: TargetInfo, revision: Revision, body: unknown): Promi
     return { status: res.statusCode, message, ...(sessionId !== undefined && { sessionId }) };
   } catch {
     return undefined;
+  } finally {
+    // Not recorded, but a reply of the target all the same: a key in it is the service's failure.
+    if (reply) keyLedger.inspect(reply);
   }
 }
 

@@ -5,6 +5,7 @@ import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
 import { isConnectionError, targetGone } from './target-liveness.js';
 import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';
 import type { Exchange, SseEvent } from './exchange.js';
+import { keyLedger, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
 import { createSseReader } from './sse-reader.js';
@@ -67,6 +68,9 @@ export interface WireOptions {
  * Every request is counted against what the run spent of the deployment.
  */
 export class WireClient {
+  /** Replies to this client's requests that carried a key the run holds (src/wire/key-sightings.ts). */
+  readonly keySightings: KeySighting[] = [];
+
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
@@ -119,6 +123,10 @@ export class WireClient {
     return new WireClient(log, secrets, this.defaultTimeoutMs, { ...this.options, ...options });
   }
 
+  private note(sighting: KeySighting | undefined): void {
+    if (sighting) this.keySightings.push(sighting);
+  }
+
   private async once(url: string, req: WireRequest): Promise<WireResponse> {
     const method = req.method ?? (req.json !== undefined || req.raw !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...req.headers };
@@ -127,7 +135,8 @@ export class WireClient {
       body = JSON.stringify(req.json);
       headers['content-type'] ??= 'application/json';
     }
-    const secrets = this.secrets();
+    // The keys this process learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
+    let secrets = [...this.secrets(), ...keyLedger.redaction()];
     const record: Exchange = {
       request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: clip(redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets)) }) },
       startedAt: new Date().toISOString(),
@@ -140,6 +149,8 @@ export class WireClient {
     const onOuter = () => abort.abort(outer?.reason);
     outer?.addEventListener('abort', onOuter);
     const started = performance.now();
+    /** The reply, for the key sightings once it is recorded. */
+    let inspected: InspectedReply | undefined;
     try {
       const res = await undiciRequest(url, { method: method as 'POST', headers, body, signal: abort.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const headersAt = performance.now() - started;
@@ -151,6 +162,7 @@ export class WireClient {
       if (refusal) {
         await res.body.dump().catch(() => {});
         record.response = { status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed: true, headersAt: round(headersAt), endAt: round(headersAt) };
+        inspected = { url, request: requestLine(method, record.request.url, record.request.body), status: res.statusCode, headers: resHeaders, exchange: record };
         throw refusal;
       }
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -177,11 +189,19 @@ export class WireClient {
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
+      const sentText = typeof body === 'string' ? body : body === undefined ? undefined : Buffer.from(body).toString('utf8');
       countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
+      // A key this reply minted is known before the reply is recorded, so the record never holds it.
+      const minted = keyLedger.learnFromReply(url, method, res.statusCode, response.json);
+      if (minted.length > 0) secrets = [...this.secrets(), ...keyLedger.redaction()];
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...((bytes.bom || !bytes.utf8) && { bytes }),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
+      };
+      inspected = {
+        url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
+        headers: resHeaders, ...(isSse ? { events } : { body: text }), minted, exchange: record,
       };
       return response;
     } catch (err) {
@@ -194,6 +214,8 @@ export class WireClient {
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
+      // Outside the try: a fault in the inspection is the harness's own error, never the service's.
+      if (inspected) this.note(keyLedger.inspect(inspected));
     }
   }
 }

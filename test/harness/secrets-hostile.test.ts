@@ -12,19 +12,29 @@ import { conformanceSecrets } from '../../src/reports/index.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';
 import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { rewriteResponse, tryParse } from '../../fixtures/mutants/intercept.js';
+import type { Middleware } from '../../fixtures/reference-server/app.js';
+import { keyLeaks } from '../helpers/key-leaks.js';
 
 /*
- * One redaction boundary (issue 13, part 5): everything a run records passes one scrubber before any writer
- * sees it. Hostile services echo the caller's key and every request header value in bodies, headers, error
- * messages, SSE events and a 429 body; no output file and no console line may hold any secret.
+ * One redaction boundary (issue 13, part 5; issue 24, part 4): everything a run records passes one scrubber
+ * before any writer sees it. Hostile services echo the caller's key and every request header value in bodies,
+ * headers, error messages, SSE events and a 429 body; no output file and no console line may hold any secret,
+ * in any spelling (test/helpers/key-leaks.ts): not the keys given, not the keys the harness bootstrapped inside
+ * its checks (the servers here keep every key they hand out), not a header value of three characters.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HEADER_SECRET = 'hdrSecret-7Qw9zX2kLm4';
+/** A header value of three characters: redacted by exact value, whatever its length (it holds `!`, so no random id holds it by chance). */
+const SHORT_HEADER = 'k!9';
 const PASSWORD = 'hunter2secretPw9';
 const KEY_SHAPE = /_live_[A-Za-z0-9]{16,}/;
-/** Rows that reach tools/list, tools/call (plain and streaming), errors and auth: where the echoes land. */
-const ROWS = 'jsonrpc-id-echo,jsonrpc-method-not-found,stream-progress-sent,stream-final-result-ok,calls-result-shape,auth-unknown-key-401';
+/**
+ * Rows that reach tools/list, tools/call (plain and streaming), errors and auth: where the echoes land; a
+ * bootstrap inside a check (its key is the harness's to redact); and the row that fails a reply carrying a key.
+ */
+const ROWS = 'jsonrpc-id-echo,jsonrpc-method-not-found,stream-progress-sent,stream-final-result-ok,calls-result-shape,auth-unknown-key-401,bootstrap-key-works,auth-key-never-echoed';
 
 // ---------------------------------------------------------------------------------------------------
 // The scrubber
@@ -97,12 +107,32 @@ function outputs(dir: string, stdout: string, stderr: string): Outputs {
   return { files, console: `${stdout}\n${stderr}` };
 }
 
-/** Every output (each file, the console) holds none of `secrets` and nothing key-shaped. */
+/**
+ * Every output (each file, the console) holds no spelling of any of `secrets` (whole, secret part, JSON,
+ * percent-encoded, base64, base64url, in any case), not the short header value, and nothing key-shaped.
+ */
 function expectNoSecret(o: Outputs, secrets: string[]): void {
   for (const [name, text] of [...Object.entries(o.files), ['console', o.console] as const]) {
-    for (const s of secrets) expect(text.includes(s), `${name} holds the secret ${s.slice(0, 4)}…`).toBe(false);
+    expect(keyLeaks(text, secrets), `${name} holds secrets (numbered as given)`).toEqual([]);
+    expect(text.includes(SHORT_HEADER), `${name} holds the short header value`).toBe(false);
     expect(text, name).not.toMatch(KEY_SHAPE);
   }
+}
+
+/** A server that keeps every key it hands out from bootstrap (the store holds only hashes), then acts as `inner`. */
+function keeping(minted: string[], inner: Middleware): Middleware {
+  return (service, next) => {
+    const handler = inner(service, next);
+    return async (req, res) => {
+      if ((req.url ?? '').split('?', 1)[0] === '/api/agent/bootstrap') {
+        rewriteResponse(res, (r) => {
+          const key = tryParse(Buffer.from(r.body))?.apiKey;
+          if (typeof key === 'string') minted.push(key);
+        });
+      }
+      return handler(req, res);
+    };
+  };
 }
 
 /** `node <TSX_IMPORTS> <script> <args>` (no shell: nothing re-quoted), as the package scripts run. */
@@ -113,23 +143,29 @@ function runNode(script: string, args: string[], timeoutMs: number): Promise<{ c
   });
 }
 
-/** Every secret a run holds, and each key's part after `_live_` alone. */
-const secretsOf = (keys: string[]) => [HEADER_SECRET, PASSWORD, ...keys, ...keys.map((k) => k.split('_live_')[1]!)];
+/** Every secret a run holds (keys' spellings and parts are keyLeaks' to derive). */
+const secretsOf = (keys: string[]) => [HEADER_SECRET, PASSWORD, ...keys];
 
 /** Evidence that the service's echo reached the records (scrubbed): without it the test proves nothing. */
 const ECHOED: Record<string, RegExp> = {
-  'hostile-echo-body': /internal error for key \[REDACTED\]: Authorization Bearer \[REDACTED\]/,
+  'hostile-echo-body': /internal error for key \[REDACTED\]: Authorization Bearer \[REDACTED\].*; key forms \[REDACTED\] \S*\[REDACTED\]\S* \S*\[REDACTED\]\S* \[REDACTED\]/,
   'hostile-echo-headers': /"x-echo-key": "\[REDACTED\]"/,
   'hostile-echo-sse': /working for \[REDACTED\]; caller headers .*x-api-key=\[REDACTED\]/,
 };
 
+/** The echo of the short header value, redacted (every hostile service echoes every request header value). */
+const SHORT_ECHOED = /x-short=\[REDACTED\]/;
+
 describe('hostile services leave no secret in any report or console line', () => {
+  /** `keys`: every key the server handed out, the two given to the harness first, then those it bootstraps itself. */
   const servers = new Map<string, { server: ReferenceServer; keys: string[] }>();
 
   beforeAll(async () => {
     for (const m of HOSTILE_MUTANTS) {
-      const server = await startReferenceServer({ ...CONFORMANCE_CONFIG }, { middleware: m.middleware });
-      const keys = [(await bootstrap(server)).apiKey, (await bootstrap(server)).apiKey];
+      const keys: string[] = [];
+      const server = await startReferenceServer({ ...CONFORMANCE_CONFIG }, { middleware: keeping(keys, m.middleware) });
+      await bootstrap(server);
+      await bootstrap(server);
       servers.set(m.name, { server, keys });
     }
   });
@@ -149,15 +185,19 @@ describe('hostile services leave no secret in any report or console line', () =>
       const { server, keys } = servers.get(name)!;
       const run = await runConformanceChild([
         '--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--profile', 'reference', '--api-key', keys[0]!, '--other-key', keys[1]!,
-        '--header', `X-Api-Key: ${HEADER_SECRET}`, '--bootstrap-budget', '0', '--only', ROWS, '--seed', '1',
+        '--header', `X-Api-Key: ${HEADER_SECRET}`, '--header', `X-Short: ${SHORT_HEADER}`, '--bootstrap-budget', '4', '--only', ROWS, '--seed', '1',
       ], 120_000);
       expect(run.results, run.stderr).toBeDefined();
-      // The body and header echoes break checks (failure messages, expected/actual, replays recorded); the SSE one may conform.
-      expect(name === 'hostile-echo-sse' ? [0, 1] : [1], run.stderr).toContain(run.code);
+      // Each echoes the caller's key: auth-key-never-echoed fails, and the run with it.
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.results!.requirements.find((r) => r.id === 'auth-key-never-echoed')?.status).toBe('fail');
       const o = outputs(run.reportDir, run.stdout, run.stderr);
       expect(Object.keys(o.files).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
+      // The harness bootstrapped keys of its own inside its checks: the server kept them.
+      expect(keys.length, 'keys the harness bootstrapped').toBeGreaterThan(2);
       expectNoSecret(o, secretsOf(keys));
       expect(o.files['results.json']).toMatch(ECHOED[name]!);
+      expect(o.files['results.json']).toMatch(SHORT_ECHOED);
       for (const f of ['junit.xml', 'summary.md', 'report.html']) expect(o.files[f], f).toContain(REDACTED);
       // The replay commands keep the base URL, not its password.
       expect(o.files['results.json']).toContain(`--base-url http://${REDACTED}@127.0.0.1:`);
@@ -165,12 +205,13 @@ describe('hostile services leave no secret in any report or console line', () =>
   }
 
   it('conformance against hostile-echo-sse on the embedded target (--mutant, bootstrapped keys)', async () => {
-    const run = await runConformanceChild(['--mutant', 'hostile-echo-sse', '--header', `X-Api-Key: ${HEADER_SECRET}`, '--only', ROWS, '--seed', '1'], 120_000);
+    const run = await runConformanceChild(['--mutant', 'hostile-echo-sse', '--header', `X-Api-Key: ${HEADER_SECRET}`, '--header', `X-Short: ${SHORT_HEADER}`, '--only', ROWS, '--seed', '1'], 120_000);
     expect(run.results, run.stderr).toBeDefined();
     const o = outputs(run.reportDir, run.stdout, run.stderr);
-    // The embedded target's keys are bootstrapped inside the run: they are caught by their shape.
+    // The embedded server runs in the child: its keys are out of reach here, and are caught by their shape.
     expectNoSecret(o, [HEADER_SECRET]);
     expect(o.files['results.json']).toMatch(ECHOED['hostile-echo-sse']!);
+    expect(o.files['results.json']).toMatch(SHORT_ECHOED);
   }, 150_000);
 
   it('a load run and a probe run against a hostile service (key given, base URL with userinfo), bounded', async () => {
@@ -181,7 +222,7 @@ describe('hostile services leave no secret in any report or console line', () =>
     expect([0, 1], load.stderr).toContain(load.code);
     const lo = outputs(loadDir, load.stdout, load.stderr);
     expect(Object.keys(lo.files).sort()).toEqual(['load-junit.xml', 'load.html', 'load.json', 'load.md']);
-    expectNoSecret(lo, secretsOf([keys[0]!]));
+    expectNoSecret(lo, secretsOf(keys));
     expect(lo.files['load.json']).toContain(`url http://${REDACTED}@127.0.0.1:`);
     expect(lo.console).toContain(`target: http://${REDACTED}@127.0.0.1:`);
 
@@ -191,7 +232,7 @@ describe('hostile services leave no secret in any report or console line', () =>
     expect([0, 1], probe.stderr).toContain(probe.code);
     const po = outputs(probeDir, probe.stdout, probe.stderr);
     expect(Object.keys(po.files).sort()).toEqual(['probe-junit.xml', 'probe.html', 'probe.json', 'probe.md']);
-    expectNoSecret(po, secretsOf([keys[0]!]));
+    expectNoSecret(po, secretsOf(keys));
     expect(po.files['probe.json']).toContain(`http://${REDACTED}@127.0.0.1:`);
   }, 150_000);
 });

@@ -7,6 +7,7 @@ import { CATALOG } from '../../src/catalog/index.js';
 import { defaultProfile } from '../../src/run.js';
 import { ConformancePool } from '../../src/cli/conformance-pool.js';
 import { failingRows, describeRows } from '../helpers/variant-verdict.js';
+import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
 
 /**
  * The mirror of the mutation test: each faithful variant differs from the reference only where the
@@ -52,6 +53,12 @@ describe.concurrent('faithful variants', () => {
       expect(failing.map((r) => r.id).sort(), message).toEqual([...v.expected.failing].sort());
       expect(results.exitCode, message).toBe(v.expected.exitCode);
       expect(run.code, message).toBe(v.expected.exitCode);
+      // A variant that keeps the keys it handed out (key-parts): no report holds any spelling of any of them.
+      if (server.handedOut) {
+        const keys = server.handedOut();
+        expect(keys.length, `${name}: keys handed out`).toBeGreaterThan(2);
+        expect(outputLeaks(reportFiles(reportDir), run.stderr, keys), `${name}: keys in the reports in ${reportDir}`).toEqual([]);
+      }
     } catch (err) {
       keepReports = true;
       throw err;

@@ -1,0 +1,178 @@
+/**
+ * The spellings of a secret, derived in one place: the scrubber (src/kit/scrub.ts) redacts every one of them
+ * from records, reports and console lines, and the wire's key sightings (src/wire/key-sightings.ts) look for
+ * every one of them in the service's replies. A hostile or careless service does not echo a key as it was
+ * sent: it quotes it in JSON, percent-encodes it, base64-encodes it (alone, or as Basic credentials
+ * `key:` / `:key`), upper-cases it, or shows its secret part alone.
+ *
+ * Matching is ASCII case-insensitive, so the upper- and lower-cased forms of every spelling (and any other
+ * mix of cases) are found without listing them. Base64 is found at any alignment: the three "cores" of a
+ * value (its base64 after 0, 1 or 2 bytes of anything, cut to the characters that depend on the value
+ * alone) cover its base64 inside any longer base64 text, `user:key` and `key:` included.
+ */
+
+/** What separates a service key's prefix from its secret (service.md §Authentication 2). */
+export const KEY_SEPARATOR = '_live_';
+
+/**
+ * Spellings shorter than this are matched by exact value as whole tokens only: a short secret (a `--header`
+ * value `1`) is redacted wherever it stands alone, as an echo quotes it (`x-flag=1`, `"1"`, `: 1`, `key 1.`),
+ * but not inside a longer word, number or version (`10`, `v1`, `HTTP/1.1`, `2025-06-18`), which a substring
+ * match would shred. A standalone copy that did not come from the header (a count of 1) is redacted too: the
+ * price of a one-character secret. Longer spellings are matched anywhere, as substrings.
+ */
+export const WHOLE_TOKEN_BELOW = 8;
+
+/** A letter or digit, or one joined to the match by `.`, `_`, `-`, `/`, `~`, `+` (RFC 6750 b64token): the match is part of a longer token. */
+const TOKEN_BEFORE = '(?<![A-Za-z0-9])(?<![A-Za-z0-9][._~+/-])';
+const TOKEN_AFTER = '(?![A-Za-z0-9])(?![._~+/-][A-Za-z0-9])';
+
+/** Base64 of anything shorter is a few characters that ordinary text holds by chance: not a spelling. */
+const BASE64_MIN = 8;
+
+/** A key's secret part shorter than this is not spelt on its own (see `spellingsOf`). */
+const SECRET_PART_MIN = 8;
+
+/**
+ * A service key's parts, split at the FIRST `_live_`: prefixes may hold `_` (`acme_sk_live_<secret>`),
+ * and the part after the first separator always holds the whole secret, whatever the secret's alphabet.
+ */
+export function keyParts(value: string): { prefix: string; secret: string } | undefined {
+  const i = value.indexOf(KEY_SEPARATOR);
+  if (i < 0) return undefined;
+  const secret = value.slice(i + KEY_SEPARATOR.length);
+  return secret ? { prefix: value.slice(0, i), secret } : undefined;
+}
+
+/** One spelling: its text, and a description of it that names no secret ("base64 of its secret part"). */
+export interface Spelling {
+  text: string;
+  form: string;
+}
+
+/** The base64 of `bytes` after 0, 1 and 2 bytes of anything: only the characters that depend on `bytes` alone. */
+export function base64Cores(bytes: Buffer): string[] {
+  return [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    // The first character free of the filler's bits, up to the last one the value's own bits fill.
+    return encoded.slice([0, 2, 3][offset], Math.floor(((offset + bytes.length) * 8) / 6));
+  });
+}
+
+/** `encodeURIComponent`, or the text itself where it cannot be encoded (a lone surrogate in a hostile reply's key). */
+function percentEncoded(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The literal spellings of one piece of a secret (`of`: "the whole key", "its secret part", "the whole value"). */
+function piece(text: string, of: string, base64: boolean): Spelling[] {
+  const out: Spelling[] = [
+    { text, form: of },
+    { text: JSON.stringify(text).slice(1, -1), form: `${of}, JSON-escaped` },
+    { text: percentEncoded(text), form: `${of}, percent-encoded` },
+  ];
+  if (base64 && text.length >= BASE64_MIN) {
+    for (const core of base64Cores(Buffer.from(text, 'utf8'))) {
+      out.push({ text: core, form: `base64 of ${of}` });
+      out.push({ text: core.replace(/\+/g, '-').replace(/\//g, '_'), form: `base64url of ${of}` });
+      out.push({ text: percentEncoded(core), form: `base64 of ${of}, percent-encoded` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every spelling of a secret, deduplicated (case-insensitively): for a service key the whole key (as is,
+ * JSON-escaped, percent-encoded) and its secret part (the same, and base64 / base64url at every alignment,
+ * which also covers the base64 of the whole key and of `key:` / `:key`); for any other secret the value itself
+ * in all those forms.
+ */
+export function spellingsOf(value: string): Spelling[] {
+  // A secret part of a few characters is no key's (an altered credential a check sent, `cnv_live_a`):
+  // spelt alone it would blank every standalone `a`. The value is then spelt whole, as any other secret.
+  const parts = keyParts(value);
+  const all = parts && parts.secret.length >= SECRET_PART_MIN
+    ? [...piece(value, 'the whole key', false), ...piece(parts.secret, 'its secret part', true)]
+    : piece(value, parts ? 'the whole key' : 'the whole value', true);
+  const seen = new Set<string>();
+  return all.filter((s) => {
+    const folded = s.text.toLowerCase();
+    if (!s.text || seen.has(folded)) return false;
+    seen.add(folded);
+    return true;
+  });
+}
+
+/** Where a spelling was found, and in which case. */
+export interface SpellingMatch {
+  index: number;
+  length: number;
+  /** The secret whose spelling this is: its position in the matcher's list. */
+  owner: number;
+  spelling: Spelling;
+  /** `as is`, `upper-cased`, `lower-cased` or `in another case`. */
+  casing: string;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Finds and replaces every spelling of a list of secrets in text, in one pass of one regular expression
+ * (longest spelling first at any position, so a key goes whole before its own secret part could).
+ */
+export class SpellingMatcher {
+  private readonly pattern: RegExp | undefined;
+  private readonly byFolded = new Map<string, { owner: number; spelling: Spelling }>();
+
+  constructor(secrets: readonly string[]) {
+    secrets.forEach((secret, owner) => {
+      if (!secret) return;
+      for (const spelling of spellingsOf(secret)) {
+        const folded = spelling.text.toLowerCase();
+        if (!this.byFolded.has(folded)) this.byFolded.set(folded, { owner, spelling });
+      }
+    });
+    const literals = [...this.byFolded.values()].map((x) => x.spelling.text).sort((a, b) => b.length - a.length);
+    const alternatives = literals.map((s) => (s.length < WHOLE_TOKEN_BELOW ? `${TOKEN_BEFORE}${escapeRegExp(s)}${TOKEN_AFTER}` : escapeRegExp(s)));
+    this.pattern = alternatives.length > 0 ? new RegExp(alternatives.join('|'), 'gi') : undefined;
+  }
+
+  /** Every spelling in `text`, left to right, not overlapping. */
+  find(text: string): SpellingMatch[] {
+    if (!this.pattern || !text) return [];
+    const out: SpellingMatch[] = [];
+    // exec on the one compiled pattern: matchAll would copy (and compile) this large expression on every call.
+    const pattern = this.pattern;
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      const found = this.byFolded.get(m[0].toLowerCase());
+      if (!found) continue;
+      const { text: literal } = found.spelling;
+      const casing = m[0] === literal ? 'as is' : m[0] === literal.toUpperCase() ? 'upper-cased' : m[0] === literal.toLowerCase() ? 'lower-cased' : 'in another case';
+      out.push({ index: m.index, length: m[0].length, owner: found.owner, spelling: found.spelling, casing });
+    }
+    return out;
+  }
+
+  /** `text` with every spelling replaced by `replacement`. */
+  replace(text: string, replacement: string): string {
+    return this.pattern && text ? text.replace(this.pattern, replacement) : text;
+  }
+}
+
+const cache = new Map<string, SpellingMatcher>();
+
+/** The matcher for a list of secrets, built once per distinct list (the wire client asks per exchange). */
+export function matcherFor(secrets: readonly string[]): SpellingMatcher {
+  const id = secrets.join('\u0000');
+  let m = cache.get(id);
+  if (!m) {
+    if (cache.size >= 32) cache.delete(cache.keys().next().value!);
+    cache.set(id, (m = new SpellingMatcher(secrets)));
+  }
+  return m;
+}

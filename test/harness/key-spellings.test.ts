@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
+import { REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
+import { keyEchoRecord } from '../../src/key-echoes.js';
+import { keyLedger } from '../../src/wire/key-sightings.js';
+import { WireClient } from '../../src/wire/client.js';
+import type { Exchange } from '../../src/wire/exchange.js';
+import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
+
+/*
+ * One derivation of a secret's spellings (src/kit/key-spellings.ts), used by the scrubber to redact and by the
+ * key sightings to detect. The spellings a test looks for are derived on their own (test/helpers/key-leaks.ts).
+ */
+
+const secretOf = (n = 40) => randomBytes(n).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+/** A prefix with `_` in it: the separator is found, the key is never split on its first `_`. */
+const KEY = `acme_sk_live_${secretOf()}`;
+const SECRET = KEY.slice('acme_sk_live_'.length);
+
+/** Text holding every spelling of `key`, as is, upper-cased and lower-cased, each between words. */
+function everySpelling(key: string): string {
+  return keySpellings(key).flatMap(([, s]) => [s, s.toUpperCase(), s.toLowerCase()]).map((s, i) => `w${i} ${s} .`).join('\n');
+}
+
+describe('a key\'s spellings', () => {
+  it('splits a key at its first _live_, whatever the prefix holds', () => {
+    expect(keyParts(KEY)).toEqual({ prefix: 'acme_sk', secret: SECRET });
+    expect(keyParts('cnv_live_abc_live_def')).toEqual({ prefix: 'cnv', secret: 'abc_live_def' });
+    expect(keyParts('no-separator-here')).toBeUndefined();
+    expect(keyParts('cnv_live_')).toBeUndefined();
+  });
+
+  it('base64 cores cover the value\'s base64 at every alignment, inside any longer base64 text', () => {
+    const value = Buffer.from(SECRET);
+    const cores = base64Cores(value);
+    for (const before of ['', 'a', 'ab', 'abc', 'user:', ':', 'x'.repeat(17)]) {
+      for (const after of ['', ':', 'z', 'zz']) {
+        const encoded = Buffer.from(`${before}${SECRET}${after}`).toString('base64');
+        expect(cores.some((c) => encoded.includes(c)), JSON.stringify({ before, after })).toBe(true);
+      }
+    }
+    // Each core depends on the value alone: long enough never to occur by chance.
+    for (const c of cores) expect(c.length).toBeGreaterThanOrEqual(Math.floor((value.length * 8) / 6) - 3);
+  });
+
+  it('the scrubber leaves none of the spellings the tests look for, in any case, and redacts each', () => {
+    const text = everySpelling(KEY);
+    expect(keyLeaks(text, [KEY]).length).toBeGreaterThan(20); // the check can fail: the text holds them all
+    const scrubbed = new Secrets([KEY]).scrub(text);
+    expect(keyLeaks(scrubbed, [KEY])).toEqual([]);
+    expect(scrubbed.split(REDACTED).length - 1).toBeGreaterThanOrEqual(keySpellings(KEY).length * 3);
+    // The wire client's redaction is the same derivation.
+    expect(keyLeaks(redact(text, [KEY]), [KEY])).toEqual([]);
+  });
+
+  it('the secret part alone, and a key of any other form (no _live_) in every spelling, go too', () => {
+    const token = `tok-${secretOf(24)}`;
+    const text = `${everySpelling(token)}\nbare ${SECRET} and ${SECRET.toLowerCase()}`;
+    const scrubbed = new Secrets([KEY, token]).scrub(text);
+    expect(keyLeaks(scrubbed, [token])).toEqual([]);
+    expect(scrubbed).not.toContain(SECRET);
+    expect(scrubbed.toLowerCase()).not.toContain(SECRET.toLowerCase());
+  });
+
+  it('names each spelling it finds, and its case, without the key', () => {
+    const m = new SpellingMatcher([KEY]);
+    const found = (text: string) => m.find(text).map((x) => `${x.spelling.form}${x.casing === 'as is' ? '' : `, ${x.casing}`}`);
+    expect(found(`got ${KEY.toUpperCase()}`)).toEqual(['the whole key, upper-cased']);
+    expect(found(`x-digest: ${Buffer.from(KEY).toString('base64')}`)).toEqual(['base64 of its secret part']);
+    // base64url and base64 agree where neither + nor / occurs: one spelling then, named as base64.
+    expect(found(`Basic ${Buffer.from(`:${KEY}`).toString('base64url')}`)).toEqual([expect.stringMatching(/^base64(url)? of its secret part$/)]);
+    expect(found(`{"secret":"${SECRET}"}`)).toEqual(['its secret part']);
+    for (const s of spellingsOf(KEY)) expect(s.form).not.toContain(SECRET);
+  });
+});
+
+describe('header values are secrets whatever their length', () => {
+  const secrets = Secrets.from({ headers: { 'x-flag': '1', 'x-short': 'Zq7', 'x-api-key': 'hdrSecret-7Qw9zX2kLm4' } });
+
+  it('a 1-3 character value is redacted by exact value wherever it stands as a token: as an echo quotes it', () => {
+    const echoes = 'headers x-flag=1 | x-short=Zq7; {"x-short":"Zq7","x-flag":"1"} --header \'X-Short: Zq7\' key zq7. (ZQ7)';
+    const out = secrets.scrub(echoes);
+    expect(out).toBe(`headers x-flag=${REDACTED} | x-short=${REDACTED}; {"x-short":"${REDACTED}","x-flag":"${REDACTED}"} --header 'X-Short: ${REDACTED}' key ${REDACTED}. (${REDACTED})`);
+  });
+
+  it('a URL\'s password is a secret whatever its length; its user only when it stands alone (a token, not a name)', () => {
+    const urls = Secrets.from({ urls: ['https://admin:pw1@h.example/x', 'https://tok3n@h2.example/'] });
+    expect(urls.scrub('workspace admin; pw1; tok3n')).toBe(`workspace admin; ${REDACTED}; ${REDACTED}`);
+  });
+
+  it('but never inside a longer word, number or version: a substring match would shred them', () => {
+    const prose = 'HTTP/1.1 took 10 ms on v1, revision 2025-06-18, 1.5 s, abcZq7d, Zq7x, a-1';
+    expect(secrets.scrub(prose)).toBe(prose);
+  });
+});
+
+describe('the key ledger: keys learnt from replies, and replies that carried one', () => {
+  const base = 'http://127.0.0.1:4999';
+  const other = `cnv_live_${secretOf()}`;
+  const reply = (over: Partial<Parameters<typeof keyLedger.inspect>[0]>) => keyLedger.inspect({ url: `${base}/api/mcp/v1`, request: 'POST /api/mcp/v1', status: 200, headers: {}, body: '{}', ...over });
+  beforeEach(() => {
+    keyLedger.reset();
+    keyLedger.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1`, apiKey: KEY });
+  });
+
+  it('learns a bootstrap reply\'s apiKey (redacted from then on), and judges that reply for other keys only', () => {
+    const minted = keyLedger.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 201, { apiKey: other });
+    expect(minted).toEqual([other]);
+    expect(keyLedger.redaction()).toContain(other);
+    expect(reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, secret: other.slice(9) }), minted })).toBeUndefined();
+    const leak = reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, previous: KEY }), minted });
+    expect(leak?.found).toEqual(['the body: the run\'s key, spelt as the whole key']);
+    // Not a bootstrap, or not a success: nothing is learnt.
+    expect(keyLedger.learnFromReply(`${base}/api/mcp/v1`, 'POST', 200, { apiKey: 'x_live_y' })).toEqual([]);
+    expect(keyLedger.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 400, { apiKey: 'x_live_y' })).toEqual([]);
+  });
+
+  it('finds a key in headers, events and bodies, in any spelling; not what the request sent, not off the target', () => {
+    keyLedger.learnKey(other, 'a key the run bootstrapped');
+    expect(reply({ headers: { 'x-echo': Buffer.from(`${other}:`).toString('base64') } })?.found).toEqual(['header x-echo: a key the run bootstrapped, spelt as base64 of its secret part']);
+    expect(reply({ status: 429, body: `slow down, ${encodeURIComponent(KEY.toLowerCase())}` })?.found).toEqual(['the body: the run\'s key, spelt as the whole key, lower-cased']);
+    expect(reply({ events: [{ data: '{}' }, { data: `{"message":"${SECRET}"}` }] })?.found).toEqual(['SSE event 2: the run\'s key, spelt as its secret part']);
+    expect(reply({ body: `{"arguments":{"title":"${KEY}"}}`, requestBody: `{"title":"${KEY}"}` })).toBeUndefined();
+    expect(reply({ url: 'http://127.0.0.1:5000/messages', body: KEY })).toBeUndefined();
+    expect(reply({ body: 'nothing here' })).toBeUndefined();
+    const { sightings, inspected } = keyLedger.take();
+    expect(sightings).toHaveLength(3);
+    expect(inspected).toBe(5);
+  });
+
+  it('the run-wide record fails with every sighting, passes with replies and none, and is not testable with no reply', () => {
+    reply({ headers: { 'x-echo': KEY } });
+    const failed = keyEchoRecord(keyLedger.take());
+    expect(failed.status).toBe('fail');
+    expect(failed.message).toMatch(/^1 of the 1 replies the run received carried a key the run holds: POST \/api\/mcp\/v1, sent by the run itself, outside any check: HTTP 200; header x-echo: the run's key/);
+    expect(JSON.stringify(failed)).not.toContain(SECRET);
+    reply({});
+    expect(keyEchoRecord(keyLedger.take()).status).toBe('pass');
+    expect(keyEchoRecord(keyLedger.take()).status).toBe('not-testable');
+  });
+});
+
+describe('the wire client learns a bootstrapped key before recording its reply, and notes a reply that carries one', () => {
+  it('redacts the new key and its parts from the bootstrap record, and finds its base64 in a later reply\'s header', async () => {
+    const minted = `cnv_live_${secretOf()}`;
+    const server = createServer((req, res) => {
+      if (req.url === '/api/agent/bootstrap') {
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ apiKey: minted, prefix: 'cnv', secret: minted.slice(9) }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-digest': Buffer.from(minted).toString('base64') }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      keyLedger.reset();
+      keyLedger.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1` });
+      const log: Exchange[] = [];
+      const http = new WireClient(log, () => [], 5000, { pace: false });
+      const boot = await http.request(`${base}/api/agent/bootstrap`, { json: { humanEmail: 'a@example.com' } });
+      expect(boot.json.apiKey).toBe(minted); // the check gets the reply as it came
+      expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);
+      expect(log[0]!.response!.body).toContain(REDACTED);
+      expect(http.keySightings).toEqual([]);
+      await http.request(`${base}/api/mcp/v1`, { json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      expect(http.keySightings.map((s) => s.found)).toEqual([['header x-digest: a key the run bootstrapped, spelt as base64 of its secret part']]);
+      expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);
+      expect(keyLeaks(JSON.stringify(http.keySightings), [minted])).toEqual([]);
+    } finally {
+      server.close();
+      keyLedger.reset();
+    }
+  });
+});
