@@ -207,6 +207,8 @@ describe('hostile services leave no secret in any report or console line', () =>
   it('conformance against hostile-echo-sse on the embedded target (--mutant, bootstrapped keys)', async () => {
     const run = await runConformanceChild(['--mutant', 'hostile-echo-sse', '--header', `X-Api-Key: ${HEADER_SECRET}`, '--header', `X-Short: ${SHORT_HEADER}`, '--only', ROWS, '--seed', '1'], 120_000);
     expect(run.results, run.stderr).toBeDefined();
+    // A hostile service gets a verdict like any broken one: exit 2 is for the harness's own errors.
+    expect(run.code, run.stderr).toBe(1);
     const o = outputs(run.reportDir, run.stdout, run.stderr);
     // The embedded server runs in the child: its keys are out of reach here, and are caught by their shape.
     expectNoSecret(o, [HEADER_SECRET]);
