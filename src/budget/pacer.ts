@@ -81,7 +81,7 @@ class Pacer {
   private readonly refusing = new Map<string, string>();
   private target: TargetInfo | undefined;
 
-  configure(target: TargetInfo): void {
+  configure(target: TargetInfo | undefined): void {
     this.target = target;
   }
 
