@@ -1,5 +1,19 @@
 import type { CheckContext } from './check.js';
 
+/** The absolute http(s) URLs written in a text (Markdown, plain), trailing punctuation left out; unparsable ones skipped. */
+export function absoluteUrls(text: string): { raw: string; url: URL }[] {
+  const found: { raw: string; url: URL }[] = [];
+  for (const m of text.matchAll(/https?:\/\/[^\s`'"()<>\]]+/gi)) {
+    const raw = m[0].replace(/[.,;:!?]+$/, '');
+    try {
+      found.push({ raw, url: new URL(raw) });
+    } catch {
+      // not a URL after all (a placeholder such as https://{base_url}/...)
+    }
+  }
+  return found;
+}
+
 /** A URL the service handed out, and where it was found (for the failure message). */
 export interface HandedOutUrl { where: string; url: string }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
+import { splitKey } from '../src/kit/key-form.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { describeSighting } from '../src/key-echoes.js';
 import type { CallRecipe } from '../src/profile.js';
@@ -22,13 +23,13 @@ interface Key { key: string; prefix: string; secret: string }
 function keyOf(c: CheckContext): Key {
   const key = c.target.apiKey;
   if (!key) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
-  const cut = key.indexOf('_live_');
+  const parts = splitKey(key);
   // "The key has the form `<KEY_PREFIX>_live_<secret>`." A key of another form is the service's, and its failure.
-  c.verify(cut > 0, 'the target\'s key is not of the form <KEY_PREFIX>_live_<secret> (§Authentication 2), so its variants cannot be built', '<KEY_PREFIX>_live_<secret>', `a key of ${key.length} characters without "_live_"`);
-  const secret = key.slice(cut + '_live_'.length);
+  c.verify(parts !== undefined, 'the target\'s key is not of the form <KEY_PREFIX>_live_<secret> (§Authentication 2), so its variants cannot be built', '<KEY_PREFIX>_live_<secret>', `a key of ${key.length} characters without "_live_"`);
+  const { prefix, secret } = parts!;
   const half = Math.floor(key.length / 2);
   protect(c, key, secret, key.slice(0, half), key.slice(half));
-  return { key, prefix: key.slice(0, cut), secret };
+  return { key, prefix, secret };
 }
 
 /**
@@ -179,9 +180,9 @@ describe.concurrent('auth', () => {
 
   // "The plaintext key is displayed once; the service stores only a hash." — "Invalid or expired tokens MUST receive a HTTP 401 response."
   check('auth-altered-key-401', 'the key with characters added, removed or changed gets 401', async (c) => {
-    const { key } = keyOf(c);
+    const { key, prefix } = keyOf(c);
     const last = key.at(-1)!;
-    const firstSecret = key.indexOf('_live_') + '_live_'.length;
+    const firstSecret = `${prefix}_live_`.length;
     expect401(c, await sendAll(c, [
       { label: 'one character appended', authorization: `Bearer ${key}x` },
       { label: 'three characters appended', authorization: `Bearer ${key}AB9` },

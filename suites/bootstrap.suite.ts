@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, runSecrets, type CheckContext } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
-import { hasKeyForm } from '../src/key-form.js';
+import { hasKeyForm } from '../src/kit/key-form.js';
 import { verifyHttpsUrls } from '../src/handed-out-urls.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -180,7 +180,7 @@ describe.concurrent('bootstrap', () => {
     verifyCreated(c, res);
     const key = res.json.apiKey;
     c.verify(typeof key === 'string' && key.length > 0, 'the reply has an apiKey string', 'string', typeof key);
-    // The prefix may hold any character (`acme_sk`): the form is checked with src/key-form.ts, never by splitting at `_`.
+    // The prefix may hold any character (`acme_sk`): the form is checked with src/kit/key-form.ts, never by splitting at `_`.
     const prefix = c.target.keyPrefix;
     c.verify(hasKeyForm(key, prefix), `the key has the form ${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, `${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, shape(key));
   });

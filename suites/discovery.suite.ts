@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { check, type CheckContext } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { absoluteUrls } from '../src/handed-out-urls.js';
 
 /**
  * The discovery files of service.md §Endpoints 3. llms.txt is read by the llmstxt.org proposal; all three
@@ -256,14 +257,7 @@ describe.concurrent('discovery', () => {
     const endpoint = new URL(c.target.mcpUrl);
     const wrong: string[] = [];
     for (const p of PATHS) {
-      for (const m of files[p].matchAll(/https?:\/\/[^\s`'"()<>\]]+/g)) {
-        const raw = m[0].replace(/[.,;:!?]+$/, '');
-        let url: URL;
-        try {
-          url = new URL(raw);
-        } catch {
-          continue;
-        }
+      for (const { raw, url } of absoluteUrls(files[p])) {
         if (!url.pathname.startsWith('/api/mcp')) continue;
         if (url.pathname.replace(/\/$/, '') !== endpoint.pathname) wrong.push(`${p}: ${raw}`);
         else if (url.origin !== endpoint.origin) c.observe(`${p} names the endpoint on ${url.origin} (the target was reached at ${endpoint.origin})`);

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { check, runSecrets, type CheckContext } from '../src/check.js';
-import { verifyHttpsUrls, type HandedOutUrl } from '../src/handed-out-urls.js';
+import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/handed-out-urls.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -143,14 +143,7 @@ describe('wire', () => {
     const elsewhere = new Set<string>();
     DISCOVERY.forEach((p, i) => {
       if (files[i]!.status !== 200) return;
-      for (const m of files[i]!.text.matchAll(/https?:\/\/[^\s`'"()<>\]]+/gi)) {
-        const raw = m[0].replace(/[.,;:!?]+$/, '');
-        let url: URL;
-        try {
-          url = new URL(raw);
-        } catch {
-          continue;
-        }
+      for (const { raw, url } of absoluteUrls(files[i]!.text)) {
         // The service's own: its host (any port, any scheme), or a path of the service on a public host it names.
         if (url.hostname === target.hostname || SERVICE_PATHS.test(url.pathname)) urls.push({ where: p, url: raw });
         else elsewhere.add(url.origin);

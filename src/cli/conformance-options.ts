@@ -52,7 +52,7 @@ Budgets (a deployment is not ours: the run spends a bounded, declared amount of 
                           human (default ${DEFAULT_BOOTSTRAP_BUDGET} for url targets, unbounded on targets the harness starts);
                           0 sends none: give --api-key and --other-key
   --wait-budget <s>       seconds the whole run may spend waiting out 429s (default ${DEFAULT_WAIT_BUDGET_MS / 1000});
-                          beyond it a rate-limited check is not testable, never failed
+                          a 429 that cannot be waited out within it fails its check as throttled
 
 Selection and verdict
   --only <id or prefix>   run only these requirements (repeatable, or comma-separated)

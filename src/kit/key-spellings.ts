@@ -1,3 +1,4 @@
+import { splitKey } from './key-form.js';
 /**
  * The spellings of a secret, derived in one place: the scrubber (src/kit/scrub.ts) redacts every one of them
  * from records, reports and console lines, and the wire's key sightings (src/wire/key-sightings.ts) look for
@@ -10,9 +11,6 @@
  * value (its base64 after 0, 1 or 2 bytes of anything, cut to the characters that depend on the value
  * alone) cover its base64 inside any longer base64 text, `user:key` and `key:` included.
  */
-
-/** What separates a service key's prefix from its secret (service.md §Authentication 2). */
-export const KEY_SEPARATOR = '_live_';
 
 /**
  * Spellings shorter than this are matched by exact value as whole tokens only: a short secret (a `--header`
@@ -33,16 +31,8 @@ const BASE64_MIN = 8;
 /** A key's secret part shorter than this is not spelt on its own (see `spellingsOf`). */
 const SECRET_PART_MIN = 8;
 
-/**
- * A service key's parts, split at the FIRST `_live_`: prefixes may hold `_` (`acme_sk_live_<secret>`),
- * and the part after the first separator always holds the whole secret, whatever the secret's alphabet.
- */
-export function keyParts(value: string): { prefix: string; secret: string } | undefined {
-  const i = value.indexOf(KEY_SEPARATOR);
-  if (i < 0) return undefined;
-  const secret = value.slice(i + KEY_SEPARATOR.length);
-  return secret ? { prefix: value.slice(0, i), secret } : undefined;
-}
+/** A service key's parts (src/kit/key-form.ts: split at the first `_live_`, whatever the prefix holds). */
+export const keyParts = splitKey;
 
 /** One spelling: its text, and a description of it that names no secret ("base64 of its secret part"). */
 export interface Spelling {

@@ -42,5 +42,5 @@ export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: nu
   return outcome;
 }
 
-/** `<prefix>_live_<secret>` → `<prefix>`, whatever characters the prefix holds (src/key-form.ts). */
-export { keyPrefixOf } from '../key-form.js';
+/** `<prefix>_live_<secret>` → `<prefix>`, whatever characters the prefix holds (src/kit/key-form.ts). */
+export { keyPrefixOf } from '../kit/key-form.js';

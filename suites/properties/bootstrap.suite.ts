@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { check } from '../../src/check.js';
-import { hasKeyForm } from '../../src/key-form.js';
+import { hasKeyForm } from '../../src/kit/key-form.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasKeyForm, keyPrefixOf, splitKey } from '../../src/key-form.js';
+import { hasKeyForm, keyPrefixOf, splitKey } from '../../src/kit/key-form.js';
 import { keyPrefixOf as targetKeyPrefixOf } from '../../src/targets/bootstrap-keys.js';
 
 const SECRET = 'Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0n';
