@@ -4,7 +4,7 @@ import { MUTANTS } from '../fixtures/mutants/index.js';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
-import { ConformancePool } from '../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../src/cli/in-process.js';
 
 const USAGE = `Usage: npm run mutation-score -- [--report-dir <dir>] [--jobs <n>]
 
@@ -24,7 +24,7 @@ const { dir, jobs } = readCommandLine({ usage: USAGE }, () => {
 interface Outcome { name: string; violates: string[]; description: string; caught: boolean; statuses: Record<string, string>; durationMs: number; error?: string }
 
 const outcomes: Outcome[] = [];
-const pool = new ConformancePool(jobs);
+const pool = new ConformanceRuns(jobs);
 async function judge(m: (typeof MUTANTS)[number]): Promise<void> {
   const run = await pool.run(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
   const statuses = Object.fromEntries((run.results?.requirements ?? []).filter((r) => m.violates.includes(r.id)).map((r) => [r.id, r.status]));
@@ -34,7 +34,7 @@ async function judge(m: (typeof MUTANTS)[number]): Promise<void> {
 }
 await main({ usage: USAGE }, async () => {
   const started = performance.now();
-  await Promise.all(MUTANTS.map(judge)).finally(() => pool.close());
+  await Promise.all(MUTANTS.map(judge));
   outcomes.sort((a, b) => a.name.localeCompare(b.name));
   const caught = outcomes.filter((o) => o.caught).length;
   const score = outcomes.length === 0 ? 0 : caught / outcomes.length;

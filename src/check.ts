@@ -1,6 +1,6 @@
-import { inject, test, type TestContext } from 'vitest';
-import { flushKeys, flushSpent, searchReporter } from './budget/broker-client.js';
-import { pacer } from './budget/pacer.js';
+import { setMaxListeners } from 'node:events';
+import { searchReporter } from './budget/run-ledger.js';
+import { runPacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';
@@ -12,19 +12,16 @@ import { CheckFailure, isVerdict, NotTestable, TargetLost, type CheckRecord, typ
 import { lostExchange, targetGone } from './wire/target-liveness.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
-import { inCheck, keyLedger } from './wire/key-sightings.js';
+import { inCheck, runKeys } from './wire/key-sightings.js';
 import { redact } from './wire/redact.js';
 
-declare module 'vitest' {
-  interface ProvidedContext {
-    target: TargetInfo;
-    /** Requirement ids or prefixes selected with --only (empty: all). */
-    only: string[];
-  }
-  interface TaskMeta {
-    conformance?: CheckRecord;
-  }
-}
+/**
+ * A conformance check is a record: the requirement rows it verifies, its name, what it needs (its deadline,
+ * whether it holds for any MCP server, the property search it runs) and its body. Suites declare them with
+ * `check()` inside `describe()` when their module loads (src/engine/suites.ts loads every suite once per
+ * process); a run (src/engine/runner.ts) plans which of them to run against its target and runs each with
+ * `runCheck()`, in the run's own scope.
+ */
 
 export interface CheckContext {
   target: TargetInfo;
@@ -99,171 +96,245 @@ function briefOf(res: WireResponse, secrets: readonly string[]): ReplyBrief {
 const CHECK_TIMEOUT_MS = 30_000;
 
 export interface CheckOptions {
-  timeout?: number;
+  /** The check's deadline in ms (default CHECK_TIMEOUT_MS), or one that depends on the run's target. */
+  timeout?: number | ((target: TargetInfo) => number);
   /** Run under the generic profile too (protocol rules that hold for any MCP server). */
   generic?: boolean;
   /** A check of rate limiting: its requests are not paced and its 429s are not waited out. */
   rateLimit?: boolean;
+  /**
+   * The property search the check runs (`c.property({ id })`, the id `--replay` names): a run counts the
+   * searches of its selection to split its search budget among them before any check starts.
+   */
+  property?: string;
 }
 
-function selected(ids: string[], only: string[]): boolean {
-  return only.length === 0 || ids.some((id) => only.some((o) => id === o || id.startsWith(o)));
+/** A check as declared by its suite. */
+export interface CheckDefinition {
+  requirementIds: string[];
+  name: string;
+  body: (c: CheckContext) => Promise<void>;
+  options: CheckOptions;
+  /** Its suite file and describe path, for the record (`suites/auth.suite.ts > auth`). */
+  suite: string;
+  /** The requirement group its suite file is named after (`auth`, `properties/jsonrpc`): a run's progress lines. */
+  group: string;
+  /** Declared in a `describe.concurrent` block: it may run beside the group's other checks. */
+  concurrent: boolean;
 }
 
-/** The revisions a check's rows all apply to (undefined: none of its rows depends on the revision). */
-function rowRevisions(rows: Requirement[]): Revision[] | undefined {
-  if (!rows.some((r) => r.revisions)) return undefined;
-  return REVISIONS.filter((rev) => rows.every((r) => !r.revisions || r.revisions.includes(rev)));
-}
+const definitions: CheckDefinition[] = [];
+/** The suite file being loaded and the describe block being declared (src/engine/suites.ts sets the file). */
+let declaring: { file: string; group: string; describe?: string; concurrent: boolean } | undefined;
 
-/** The target when the run provided one (collection inside a conformance run); undefined elsewhere. */
-function providedTarget(): TargetInfo | undefined {
+/** Declares the checks `declare` makes as those of the suite `file` (its requirement group `group`). */
+export async function declaringSuite(file: string, group: string, declare: () => Promise<unknown>): Promise<void> {
+  declaring = { file, group, concurrent: false };
   try {
-    return inject('target');
-  } catch {
-    return undefined;
+    await declare();
+  } finally {
+    declaring = undefined;
   }
+}
+
+function block(name: string, concurrent: boolean, body: () => void): void {
+  if (!declaring) throw new Error(`describe("${name}") outside a suite being loaded (src/engine/suites.ts loads the suites)`);
+  const outer = declaring;
+  declaring = { ...outer, describe: name, concurrent };
+  try {
+    body();
+  } finally {
+    declaring = outer;
+  }
+}
+
+/** A block of a suite's checks, run one after another; `describe.concurrent`: side by side. */
+export const describe = Object.assign((name: string, body: () => void) => block(name, false, body), {
+  concurrent: (name: string, body: () => void) => block(name, true, body),
+});
+
+/** Every check the loaded suites declared, in declaration order. */
+export function declaredChecks(): readonly CheckDefinition[] {
+  return definitions;
 }
 
 /**
  * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
  * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
- *
- * Which revision it speaks: a row with `revisions` depends on the revision, so the check is registered once per
- * revision the target speaks that the row applies to, each a test of its own (named with the revision) whose
- * requests carry that revision's wire. Other checks run once, on the run's primary revision.
  */
 export function check(ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options: CheckOptions = {}): void {
   const requirementIds = Array.isArray(ids) ? ids : [ids];
-  for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail at collection
-  const applies = rowRevisions(requirementIds.map(requirement));
-  // inject() works at collection time, so the runs per revision are known when the suite is collected.
-  const collected = providedTarget();
-  const runs = applies && collected ? applies.filter((rev) => collected.revisions.includes(rev)) : [];
-  if (runs.length > 0) {
-    for (const rev of runs) register(requirementIds, `${name} [${rev}]`, name, { applies, revision: rev }, body, options);
-  } else {
-    // Revision-dependent but the target speaks none of its revisions: one test, not testable (below).
-    register(requirementIds, name, name, { applies, revision: applies || !collected ? undefined : primaryRevision(collected.protocol, collected.revisions) }, body, options);
-  }
+  for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail when it loads
+  if (!declaring?.describe) throw new Error(`check "${name}" declared outside a describe block of a suite being loaded`);
+  definitions.push({
+    requirementIds, name, body, options, suite: `${declaring.file} > ${declaring.describe}`, group: declaring.group, concurrent: declaring.concurrent,
+  });
 }
 
-function register(
-  requirementIds: string[], testName: string, name: string, spoken: { applies?: Revision[]; revision?: Revision },
-  body: (c: CheckContext) => Promise<void>, options: CheckOptions,
-): void {
-  test(testName, { timeout: options.timeout ?? CHECK_TIMEOUT_MS }, async (ctx: TestContext) => {
-    const target = inject('target');
-    if (!selected(requirementIds, inject('only'))) return ctx.skip();
-    if (target.profile.kind === 'generic' && !options.generic) return ctx.skip();
-    const { applies } = spoken;
-    // Collected without a target (not a conformance run): the newest applicable revision, or the primary one.
-    const revision = spoken.revision ?? (applies ? [...applies].reverse().find((rev) => target.revisions.includes(rev)) : primaryRevision(target.protocol, target.revisions));
-    const wire: Exchange[] = [];
-    const record: CheckRecord = {
-      name, suite: ctx.task.file.name + (ctx.task.suite ? ` > ${ctx.task.suite.name}` : ''), requirementIds,
-      status: 'fail', observations: [], wire, durationMs: 0, ...(revision && { revision }),
-    };
-    ctx.task.meta.conformance = record;
-    const extraSecrets: string[] = [];
-    const secrets = () => runSecrets(target, extraSecrets);
-    pacer.configure(target);
-    keyLedger.configure(target);
-    const started = performance.now();
-    // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
-    const deadlineMs = options.timeout ?? CHECK_TIMEOUT_MS;
-    const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);
-    const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs });
-    const c: CheckContext = {
-      target,
-      revision,
-      http,
-      mcp: new McpSession(http, target, { revision: revision ?? null }),
-      verify(ok, message, expected, actual) {
-        if (!ok) throw new CheckFailure(message, expected, actual);
-      },
-      notTestable(reason) {
-        throw new NotTestable(reason);
-      },
-      notApplicable(reason) {
-        throw new NotTestable(reason, true);
-      },
-      observe(note) {
-        record.observations.push(note);
-      },
-      addSecret(secret) {
-        extraSecrets.push(secret);
-        keyLedger.learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
-      },
-      secrets,
-      brief: (res) => briefOf(res, secrets()),
-      recordingFetch: () => recordingFetch(wire, secrets(), () => http.waitRoom()),
-      tagClient(tag) {
-        record.interop = tag;
-      },
-      async property(spec) {
-        if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
-        record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
-        const progress = searchReporter(target, ctx.task.name, spec.id);
-        try {
-          record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
-        } finally {
-          progress.done(record.property.runs);
-        }
-      },
-    };
-    try {
-      // A rule of revisions the target does not speak cannot be exercised on it.
-      if (applies && !revision) {
-        // Detection initializes with the run's key: without one, nothing is found, and that is the reason.
-        const none = target.noKeyReason ? `no detected revision (detection needs a key; ${target.noKeyReason})` : 'no detected revision';
-        const why = `applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || none}`;
-        // The service's own refusal to negotiate (not the user's missing key) is its failure, with the evidence.
-        if (target.revisionRefusal && !target.noKeyReason) throw new CheckFailure(`${why}: ${target.revisionRefusal}`, `a negotiated revision among ${applies.join(', ')}, or a refusal naming the supported versions`, target.revisionRefusal);
-        // Speaking some revisions and not others is the service's right: the rule does not concern it.
-        if (!target.noKeyReason && target.revisions.length > 0) c.notApplicable(why);
-        c.notTestable(why);
+/** The revisions a check's rows all apply to (undefined: none of its rows depends on the revision). */
+export function rowRevisions(rows: Requirement[]): Revision[] | undefined {
+  if (!rows.some((r) => r.revisions)) return undefined;
+  return REVISIONS.filter((rev) => rows.every((r) => !r.revisions || r.revisions.includes(rev)));
+}
+
+/**
+ * One run of a check against a target. Which revision it speaks: a row with `revisions` depends on the
+ * revision, so the check runs once per revision the target speaks that the row applies to, each run named with
+ * the revision, its requests carrying that revision's wire. Other checks run once, on the run's primary revision.
+ */
+export interface PlannedCheck {
+  def: CheckDefinition;
+  /** The check's name, with ` [<revision>]` for a run per revision. */
+  runName: string;
+  applies?: Revision[];
+  revision?: Revision;
+}
+
+/** The runs of `def` against `target`, when `only` selects it and the target's profile concerns it. */
+export function planCheck(def: CheckDefinition, target: TargetInfo, only: readonly string[]): PlannedCheck[] {
+  const { requirementIds: ids, name } = def;
+  if (only.length > 0 && !ids.some((id) => only.some((o) => id === o || id.startsWith(o)))) return [];
+  if (target.profile.kind === 'generic' && !def.options.generic) return [];
+  const applies = rowRevisions(ids.map(requirement));
+  const runs = applies ? applies.filter((rev) => target.revisions.includes(rev)) : [];
+  if (runs.length > 0) return runs.map((revision) => ({ def, runName: `${name} [${revision}]`, applies, revision }));
+  // Revision-dependent but the target speaks none of its revisions: one run, not testable (in runCheck).
+  return [{ def, runName: name, ...(applies && { applies }), ...(!applies && { revision: primaryRevision(target.protocol, target.revisions) }) }];
+}
+
+/** The deadline of one run of the check, in ms. */
+export function deadlineOf(def: CheckDefinition, target: TargetInfo): number {
+  const t = def.options.timeout;
+  return typeof t === 'function' ? t(target) : t ?? CHECK_TIMEOUT_MS;
+}
+
+/**
+ * Runs one planned check against the target and returns its record. The check's deadline ends it as the
+ * harness's error (its requests are aborted): a check that does not end says nothing about the service.
+ */
+export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promise<CheckRecord> {
+  const { def, applies, revision } = planned;
+  const { name, requirementIds, body, options } = def;
+  const wire: Exchange[] = [];
+  const record: CheckRecord = {
+    name, suite: def.suite, requirementIds, status: 'fail', observations: [], wire, durationMs: 0, ...(revision && { revision }),
+  };
+  const extraSecrets: string[] = [];
+  const secrets = () => runSecrets(target, extraSecrets);
+  runKeys().configure(target);
+  const started = performance.now();
+  const deadlineMs = deadlineOf(def, target);
+  // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
+  const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal); // every request of the check listens to it
+  const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal });
+  const c: CheckContext = {
+    target,
+    revision,
+    http,
+    mcp: new McpSession(http, target, { revision: revision ?? null }),
+    verify(ok, message, expected, actual) {
+      if (!ok) throw new CheckFailure(message, expected, actual);
+    },
+    notTestable(reason) {
+      throw new NotTestable(reason);
+    },
+    notApplicable(reason) {
+      throw new NotTestable(reason, true);
+    },
+    observe(note) {
+      record.observations.push(note);
+    },
+    addSecret(secret) {
+      extraSecrets.push(secret);
+      runKeys().learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
+    },
+    secrets,
+    brief: (res) => briefOf(res, secrets()),
+    recordingFetch: () => recordingFetch(wire, secrets(), () => http.waitRoom()),
+    tagClient(tag) {
+      record.interop = tag;
+    },
+    async property(spec) {
+      if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
+      // The run split its search budget among the searches its checks declare: an undeclared one would overrun it.
+      if (options.property !== spec.id) throw new Error(`check "${name}" runs the property ${spec.id} but declares ${options.property ?? 'none'} (check options.property)`);
+      record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
+      const progress = searchReporter(planned.runName, spec.id);
+      try {
+        record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
+      } finally {
+        progress.done(record.property.runs);
       }
-      await inCheck(name, () => body(c));
-      record.status = 'pass';
-    } catch (err) {
-      if (err instanceof NotTestable) {
-        record.status = 'not-testable';
-        record.reason = err.reason;
-        if (err.notApplicable) record.notApplicable = true;
-        return;
-      }
-      // The target went away (the wire client found it, or an SDK client met a connection that no longer opens):
-      // what the check saw says nothing of the service.
-      const lost = err instanceof TargetLost ? err.reason : await lostTarget(wire, target.mcpUrl);
-      if (lost) {
-        record.status = 'not-testable';
-        record.reason = `not judged: the target stopped answering (${lost})`;
-        record.targetLost = true;
-        return;
-      }
-      const found = (err as { property?: PropertyRecord }).property;
-      if (found) record.property = found;
-      record.message = err instanceof Error ? err.message : String(err);
-      // The harness's own breakage (a TypeError in a suite) says nothing about the service: the run errs.
-      if (!isVerdict(err)) {
-        record.status = 'error';
-        record.message = `harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
-        if (err instanceof Error && err.stack) record.observations.push(`stack: ${err.stack.split('\n').slice(1, 4).map((l) => l.trim()).join(' | ')}`);
-      }
-      // vitest's expect() errors carry expected/actual too.
-      const e = err as { expected?: unknown; actual?: unknown };
-      if (e.expected !== undefined || e.actual !== undefined) {
-        record.expected = e.expected;
-        record.actual = e.actual;
-      }
-      throw err;
-    } finally {
-      record.durationMs = Math.round(performance.now() - started);
-      await flushSpent(target).catch((err: Error) => record.observations.push(`the run's ledger missed this check's counts: ${err.message}`));
-      await flushKeys(target).catch((err: Error) => record.observations.push(`the run's key ledger missed this check's keys and key sightings: ${err.message}`));
-      // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
-      if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
+    },
+  };
+  const judged = (async () => {
+    // A rule of revisions the target does not speak cannot be exercised on it.
+    if (applies && !revision) {
+      // Detection initializes with the run's key: without one, nothing is found, and that is the reason.
+      const none = target.noKeyReason ? `no detected revision (detection needs a key; ${target.noKeyReason})` : 'no detected revision';
+      const why = `applies to ${applies.join(', ')}; the target speaks ${target.revisions.join(', ') || none}`;
+      // The service's own refusal to negotiate (not the user's missing key) is its failure, with the evidence.
+      if (target.revisionRefusal && !target.noKeyReason) throw new CheckFailure(`${why}: ${target.revisionRefusal}`, `a negotiated revision among ${applies.join(', ')}, or a refusal naming the supported versions`, target.revisionRefusal);
+      // Speaking some revisions and not others is the service's right: the rule does not concern it.
+      if (!target.noKeyReason && target.revisions.length > 0) c.notApplicable(why);
+      c.notTestable(why);
     }
+    await inCheck(name, () => body(c));
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), deadlineMs);
   });
+  try {
+    if ((await Promise.race([judged, deadline])) === 'deadline') {
+      abort.abort(new Error('the check\'s deadline'));
+      judged.catch(() => {}); // it ends as it may: its verdict is no longer wanted
+      return { ...record, observations: [...record.observations], wire: [...wire], status: 'error', message: `harness error: the check did not end within its deadline of ${deadlineMs} ms`, durationMs: Math.round(performance.now() - started) };
+    }
+    record.status = 'pass';
+  } catch (err) {
+    await judge(record, err, wire, target);
+  } finally {
+    clearTimeout(timer);
+    record.durationMs = Math.round(performance.now() - started);
+    // Keys learnt during the check (bootstrap replies) were recorded before they were known secrets.
+    if (extraSecrets.length > 0) record.wire = wire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets())) as Exchange);
+  }
+  return record;
+}
+
+/** What the error that ended a check makes of its record: not testable, a failure, or the harness's own error. */
+async function judge(record: CheckRecord, err: unknown, wire: readonly Exchange[], target: TargetInfo): Promise<void> {
+  if (err instanceof NotTestable) {
+    record.status = 'not-testable';
+    record.reason = err.reason;
+    if (err.notApplicable) record.notApplicable = true;
+    return;
+  }
+  // The target went away (the wire client found it, or an SDK client met a connection that no longer opens):
+  // what the check saw says nothing of the service.
+  const lost = err instanceof TargetLost ? err.reason : await lostTarget(wire, target.mcpUrl);
+  if (lost) {
+    record.status = 'not-testable';
+    record.reason = `not judged: the target stopped answering (${lost})`;
+    record.targetLost = true;
+    return;
+  }
+  const found = (err as { property?: PropertyRecord }).property;
+  if (found) record.property = found;
+  record.status = 'fail';
+  record.message = err instanceof Error ? err.message : String(err);
+  // The harness's own breakage (a TypeError in a suite) says nothing about the service: the run errs.
+  if (!isVerdict(err)) {
+    record.status = 'error';
+    record.message = `harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`;
+    if (err instanceof Error && err.stack) record.observations.push(`stack: ${err.stack.split('\n').slice(1, 4).map((l) => l.trim()).join(' | ')}`);
+  }
+  const e = err as { expected?: unknown; actual?: unknown };
+  if (e.expected !== undefined || e.actual !== undefined) {
+    record.expected = e.expected;
+    record.actual = e.actual;
+  }
 }

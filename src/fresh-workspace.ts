@@ -1,4 +1,4 @@
-import { bootstrapPermit, budgetSpentReason } from './budget/broker-client.js';
+import { bootstrapPermit, budgetSpentReason } from './budget/run-ledger.js';
 import type { TargetInfo } from './target-info.js';
 import { tryBootstrapKey } from './targets/bootstrap-keys.js';
 import type { Exchange } from './wire/exchange.js';
@@ -12,7 +12,7 @@ import { redact } from './wire/redact.js';
  */
 export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], purpose: string): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
   if (!target.canBootstrap) return { exchanges: [], note: 'bootstrap is not allowed on this target' };
-  const permit = await bootstrapPermit(target, purpose, 1);
+  const permit = bootstrapPermit(purpose, 1);
   if (permit.granted < 1) return { exchanges: [], note: budgetSpentReason(purpose, permit.budget) };
   const log: Exchange[] = [];
   const outcome = await tryBootstrapKey(target.baseUrl, purpose, target.timeoutMs, log);

@@ -5,13 +5,14 @@
  * elapsed time, the checks done so far and the checks in progress; without a terminal (CI) only the plain
  * group lines are written, no escape codes. Every line passes the run's scrubber first.
  *
- * Fed by vitest's reporter hooks (`reporter()`, handed to startVitest beside the run's own collector).
+ * Fed by the run's events (`events()`, src/engine/runner.ts) and its property searches (`search()`).
  */
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { byId } from './catalog/index.js';
+import type { SearchProgress } from './budget/run-ledger.js';
+import type { PlannedCheck } from './check.js';
+import type { RunnerEvents } from './engine/runner.js';
 import { scrubText, Secrets } from './kit/scrub.js';
 import type { CheckRecord } from './verdict.js';
-import type { SearchProgress } from './budget/broker.js';
 
 export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number }
 
@@ -22,11 +23,6 @@ export interface ProgressOptions {
   tty?: boolean;
   /** Terminal width for the status line (default: stderr's columns, else 100). */
   columns?: () => number;
-}
-
-/** "auth" for suites/auth.suite.ts, "properties/tool-arguments" for suites/properties/tool-arguments.suite.ts. */
-export function groupName(relativeModuleId: string): string {
-  return relativeModuleId.replace(/\\/g, '/').replace(/^.*?suites\//, '').replace(/\.suite\.[cm]?[jt]s$/, '');
 }
 
 /** A check's contribution: a failing check fails when one of its rows is a MUST, else it warns (as the run's verdict reads rows). */
@@ -55,8 +51,7 @@ export class ConformanceProgress {
   private readonly tty: boolean;
   private readonly columns: () => number;
   private readonly started = performance.now();
-  private readonly moduleStarts = new Map<string, number>();
-  private readonly running = new Map<string, string>();
+  private readonly running = new Map<PlannedCheck, string>();
   /** Runs so far of the property searches in progress, by check name. */
   private readonly searching = new Map<string, { search: string; runs: number }>();
   /** Searches that ended: a report still on its way (the posts race) must not bring one back. */
@@ -77,7 +72,7 @@ export class ConformanceProgress {
     return this.tty;
   }
 
-  /** A property search's runs so far (src/budget/broker.ts relays them from the suite workers). */
+  /** A property search's runs so far (src/budget/run-ledger.ts relays them from the searches). */
   search(progress: SearchProgress): void {
     if (progress.done) {
       this.searching.delete(progress.check);
@@ -93,35 +88,28 @@ export class ConformanceProgress {
     this.secrets = secrets;
   }
 
-  /** The vitest reporter that feeds this printer. */
-  reporter(): Reporter {
+  /** The run's events that feed this printer. */
+  events(): RunnerEvents {
     return {
-      onTestModuleCollected: (m: TestModule) => {
-        this.total += [...m.children.allTests()].length;
-        this.redraw();
-      },
-      onTestModuleStart: (m: TestModule) => {
-        this.moduleStarts.set(m.moduleId, performance.now());
+      planned: (total) => {
+        this.total = total;
         if (this.tty && !this.timer) {
           this.timer = setInterval(() => this.redraw(), 1000);
           this.timer.unref();
         }
-      },
-      onTestCaseReady: (t: TestCase) => {
-        this.running.set(t.id, t.name);
         this.redraw();
       },
-      onTestCaseResult: (t: TestCase) => {
-        this.running.delete(t.id);
+      checkStart: (p) => {
+        this.running.set(p, p.runName);
+        this.redraw();
+      },
+      checkEnd: (p) => {
+        this.running.delete(p);
         this.done++;
         this.redraw();
       },
-      onTestModuleEnd: (m: TestModule) => {
-        const records = [...m.children.allTests()].map((t) => t.meta().conformance).filter((r): r is CheckRecord => r !== undefined);
-        // A property suite whose checks were all outside --only ran nothing: no line.
-        if (records.length === 0) return;
-        const ms = performance.now() - (this.moduleStarts.get(m.moduleId) ?? this.started);
-        this.line(groupLine(groupName(m.relativeModuleId), countRecords(records), ms));
+      groupEnd: (group, records, ms) => {
+        if (records.length > 0) this.line(groupLine(group, countRecords(records), ms));
       },
     };
   }

@@ -25,6 +25,14 @@ export interface PropertyBudget {
  */
 export const QUICK_BUDGET: PropertyBudget = { runs: 1000, timeLimitMs: 1500, budgetMs: 18_000, shrinkTimeMs: 10_000 };
 
+/** The shortest time box a search gets, however large the run: a few runs at least, never none. */
+export const MIN_TIME_BOX_MS = 100;
+
+/** Each search's time box when `budgetMs` is split among `searches`. */
+export function timeBoxOf(budgetMs: number, searches: number): number {
+  return Math.max(MIN_TIME_BOX_MS, Math.floor(budgetMs / Math.max(1, searches)));
+}
+
 /** A property: an id (replay refers to it), what it generates, and a predicate that throws or returns false. */
 export interface PropertySpec<T> {
   id: string;

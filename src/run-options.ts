@@ -7,7 +7,7 @@ import type { ConformanceProgress } from './progress.js';
 
 /**
  * A run's options and their defaults, apart from the run itself (src/run.ts): the command line reads them
- * without loading vitest and the suites, so that bad usage is answered at once.
+ * without loading the suites, so that bad usage is answered at once.
  */
 
 export interface RunOptions {
@@ -46,8 +46,6 @@ export interface RunOptions {
   clients?: ClientId[];
   /** Embedded target only: run against a deliberately broken variant (the harness's own tests). */
   mutant?: string;
-  /** Extra suites to include (glob relative to the repo root); the default is every suite. */
-  suites?: string[];
   /** Writes junit.xml and summary.md beside results.json, then report.html through `composeReportHtml` (the CLI does; by default only results.json). */
   writeReports?: boolean;
   /**
@@ -57,13 +55,8 @@ export interface RunOptions {
   composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
   /** The command line that reproduces this run, for replay hints (keys never included). */
   replayBase?: string;
-  /** Live progress on stderr (src/progress.ts): fed by the run's vitest reporter hooks, scrubbed with the run's secrets. */
+  /** Live progress on stderr (src/progress.ts): fed by the run's events as checks start and end, scrubbed with the run's secrets. */
   progress?: ConformanceProgress;
-  /**
-   * The suites' worker threads outlive the run, for the next run of this process (src/suite-threads/pool.ts):
-   * set by the conformance pool's processes, which run one narrow run after another.
-   */
-  keepSuiteThreads?: boolean;
 }
 
 /**
@@ -75,11 +68,13 @@ export interface RunOptions {
 export const DEFAULT_BOOTSTRAP_BUDGET = 16;
 export const DEFAULT_WAIT_BUDGET_MS = 60_000;
 /**
- * Suite files run side by side (vitest worker threads) on a server the harness started: its limits are set
- * for the suites. On a deployment one at a time, as before: side by side they trip its production rate limits
- * (an SDK client's connect refused with 429, streams served one after another), which would be false failures.
+ * Groups (suite files) run side by side on a server the harness started: its limits are set for the checks.
+ * On a deployment one at a time: side by side they trip its production rate limits (an SDK client's connect
+ * refused with 429, streams served one after another), which would be false failures.
  */
-export const SUITE_WORKERS = { owned: 4, deployment: 1 } as const;
+export const GROUPS_AT_ONCE = { owned: 4, deployment: 1 } as const;
+/** Checks of one `describe.concurrent` block run side by side, this many at most. */
+export const CHECKS_AT_ONCE = 5;
 
 /** The profile a user gets without --profile: the spec's own names on deployments, our recipes on our server. */
 export function defaultProfile(target: RunOptions['target'], urls: { baseUrl?: string; mcpUrl?: string }): string {

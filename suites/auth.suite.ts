@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import { splitKey } from '../src/kit/key-form.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { describeSighting } from '../src/key-echoes.js';

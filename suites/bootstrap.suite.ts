@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { describe } from 'vitest';
-import { check, runSecrets, type CheckContext } from '../src/check.js';
-import { bootstrapPermit, budgetSpentReason } from '../src/budget/broker-client.js';
+import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
+import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
 import { hasKeyForm } from '../src/kit/key-form.js';
 import { verifyHttpsUrls } from '../src/handed-out-urls.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
@@ -9,6 +8,7 @@ import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { redactInPlace } from '../src/wire/redact.js';
+import { runOnce } from '../src/kit/run-scope.js';
 
 /**
  * `POST /api/agent/bootstrap` (service.md §Endpoints 2). Each successful bootstrap creates a workspace and
@@ -24,8 +24,8 @@ const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 const MAIL_DEADLINE_MS = 6000;
 const MAIL_POLL_MS = 100;
 
-/** Keys learnt from bootstrap replies in this worker: redacted from every record, like the target's. */
-const learnt = new Set<string>();
+/** Keys learnt from bootstrap replies in this run: redacted from every record, like the target's. */
+const learnt = () => runOnce('bootstrap keys learnt', () => new Set<string>());
 
 /** A recording client on `log` that also redacts learnt keys, and removes a key from records once it is learnt. */
 class Recorder {
@@ -33,17 +33,17 @@ class Recorder {
   readonly target: TargetInfo;
   constructor(readonly log: Exchange[], c: CheckContext) {
     this.target = c.target;
-    this.http = c.http.sibling(log, () => runSecrets(c.target, [...learnt]));
+    this.http = c.http.sibling(log, () => runSecrets(c.target, [...learnt()]));
   }
 
   async request(url: string, req: WireRequest): Promise<WireResponse> {
     try {
       const res = await this.http.request(url, req);
       const key = res.json?.apiKey;
-      if (typeof key === 'string' && key.length >= 8) learnt.add(key);
+      if (typeof key === 'string' && key.length >= 8) learnt().add(key);
       return res;
     } finally {
-      for (const exchange of this.log) redactInPlace(exchange, [...learnt]);
+      for (const exchange of this.log) redactInPlace(exchange, [...learnt()]);
     }
   }
 
@@ -73,14 +73,12 @@ interface Bootstrapped {
   exchanges: Exchange[];
 }
 
-/** The shared bootstrap, or why the run's budget left none for it. */
-let shared: Promise<Bootstrapped | string> | undefined;
-
 /** The one valid bootstrap of this suite; its exchanges are copied into the evidence of every check that uses it. */
 async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
-  shared ??= (async () => {
-    const permit = await bootstrapPermit(c.target, 'bootstrap-reply', 1);
+  // The shared bootstrap, or why the run's budget left none for it.
+  const shared = runOnce('bootstrap reply', async (): Promise<Bootstrapped | string> => {
+    const permit = bootstrapPermit('bootstrap-reply', 1);
     if (permit.granted < 1) return budgetSpentReason('the bootstrap reply checks', permit.budget);
     const exchanges: Exchange[] = [];
     const rec = new Recorder(exchanges, c);
@@ -89,7 +87,7 @@ async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
     const key = res.json?.apiKey;
     const firstUse = typeof key === 'string' ? await new McpSession(rec.http, c.target).request('tools/list', undefined, { key }) : undefined;
     return { body, res, firstUse, exchanges };
-  })();
+  });
   const b = await shared;
   if (typeof b === 'string') c.notTestable(b);
   c.http.log.push(...b.exchanges);
@@ -116,9 +114,9 @@ interface Probe { label: string; body: { json: unknown } | { raw: string } }
  */
 async function probe(c: CheckContext, id: string, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
-  const first = await bootstrapPermit(c.target, `probe:${id}`, 1);
+  const first = bootstrapPermit(`probe:${id}`, 1);
   if (first.granted < 1) c.notTestable(budgetSpentReason(id, first.budget));
-  const more = await bootstrapPermit(c.target, `probe-more:${id}`, probes.length - 1);
+  const more = bootstrapPermit(`probe-more:${id}`, probes.length - 1);
   const sent = probes.slice(0, 1 + more.granted);
   if (sent.length < probes.length) c.observe(`${sent.length} of ${probes.length} bodies sent: the rest are beyond the run's bootstrap budget (${first.budget}, --bootstrap-budget)`);
   const rec = recorder(c);
@@ -132,9 +130,8 @@ async function probe(c: CheckContext, id: string, probes: Probe[]): Promise<{ la
  * sends them (probe), the others read the same replies and get the same exchanges as evidence. A 4xx check
  * and its no-5xx check thus judge one set of requests at their two levels.
  */
-const probed = new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>();
-
 async function sharedProbe(c: CheckContext, id: string, probes: () => Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+  const probed = runOnce('bootstrap probes', () => new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>());
   const known = probed.get(id);
   if (known) {
     const results = await known.results; // a first caller's not testable is this check's too
@@ -321,7 +318,7 @@ describe.concurrent('bootstrap', () => {
     if (last) {
       // The mailbox holds every mail the sink got: keep only this one in the evidence.
       if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${body.humanEmail}]`;
-      redactInPlace(last, runSecrets(c.target, [...learnt]));
+      redactInPlace(last, runSecrets(c.target, [...learnt()]));
       c.http.log.push(last);
     }
     c.verify(!!mail, `a mail to the humanEmail arrives within ${MAIL_DEADLINE_MS / 1000} s`, body.humanEmail, 'no mail');

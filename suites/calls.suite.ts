@@ -2,8 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { findId } from '../src/profile-derive.js';
@@ -14,6 +13,7 @@ import type { Exchange } from '../src/wire/exchange.js';
 import { isObject, listedItems, textOf } from '../src/tool-result.js';
 import { capBound, describeCapBound, describePlan } from '../src/limits.js';
 import { jsonSnippet } from '../src/kit/text.js';
+import { runOnce } from '../src/kit/run-scope.js';
 
 const MODERN = '2026-07-28';
 const SEP_1303 = '2025-11-25';
@@ -179,14 +179,12 @@ interface CapFill {
 }
 
 /** One fill serves both plan-cap checks: a workspace filled to its cap costs a bootstrap and a cap of blocks. */
-let capFill: Promise<CapFill> | undefined;
 
 /** Creates blocks in a fresh workspace in concurrent waves until one is refused (bounded), counting before and after. */
 async function fillToCap(c: CheckContext): Promise<CapFill> {
   const create = c.target.profile.calls.createBlock;
   if (!create) return c.notTestable(c.target.profile.gaps?.createBlock ?? 'the profile has no createBlock recipe');
-  capFill ??= runFill(c, create);
-  const cap = await capFill;
+  const cap = await runOnce('plan-cap fill', () => runFill(c, create));
   c.http.log.push(...cap.exchanges);
   for (const s of cap.secrets) c.addSecret(s);
   for (const n of cap.notes) c.observe(n);

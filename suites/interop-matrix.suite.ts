@@ -1,7 +1,6 @@
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, describe } from '../src/check.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from '../src/interop/clients.js';
-import { sharedWork } from '../src/budget/broker-client.js';
+import { runLedger } from '../src/budget/run-ledger.js';
 import { judge, type Step } from '../src/interop/judge.js';
 import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
 
@@ -11,9 +10,8 @@ import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
  * Each row judges one client at one step from the lines it printed, with its wire log and its stderr.
  */
 
-let shared: Promise<Matrix> | undefined;
-/** The matrix the run's main process started with the run (src/run.ts): asked for once, read by every row. */
-const matrixOnce = (c: CheckContext) => (shared ??= sharedWork<Matrix>(c.target, MATRIX_WORK));
+/** The matrix the run started beside its checks (src/run.ts), read by every row. */
+const matrixOnce = () => runLedger().sharedWork<Matrix>(MATRIX_WORK);
 
 /** The first check may wait for the whole matrix: every client at once, four runtimes on two cores. */
 const TIMEOUT = 180_000;
@@ -22,7 +20,7 @@ function matrixCheck(client: ClientId, step: Step, name: string): void {
   const mode: Mode = step === 'stdio' ? 'stdio' : 'http';
   check(`interop-${client}-${step}`, name, async (c) => {
     if (c.target.interopClients && !c.target.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
-    const matrix = await matrixOnce(c);
+    const matrix = await matrixOnce();
     const cell = matrix.cells.find((x) => x.client === client && x.mode === mode)!;
     c.http.log.push(...(step === 'connect' || step === 'streaming' ? matrix.setupWire : []), ...cell.wire);
     for (const note of matrix.notes) c.observe(note);

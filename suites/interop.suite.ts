@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import { fill } from '../src/profile.js';
 import { Throttled } from '../src/verdict.js';
 

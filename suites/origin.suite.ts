@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../src/check.js';
+import { check, describe } from '../src/check.js';
 import { isRedirect, RedirectRefused } from '../src/wire/redirect.js';
 
 /**

@@ -1,13 +1,13 @@
 import { request } from 'undici';
-import { describe } from 'vitest';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
-import { check, runSecrets, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
 import { McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
+import { runOnce } from '../src/kit/run-scope.js';
 
 // "Per-plan rate limits exist" (service.md §Limits), numbers not shown: the harness holds a key to the limits
 // declared for its plan (src/limits.ts). A burst of tools/list, BURST_CONCURRENCY at a time, stops at the first
@@ -108,7 +108,6 @@ const boundFor = (declared: Rate | undefined) => declared && ((ms: number) => ({
 
 // --- the shared burst: rate-limit-exists and the Retry-After rows --------------------------------------------
 
-let sharedRun: Promise<Burst> | undefined;
 
 /**
  * The key to burst: one of its own (bootstrapped: no other check shares its bucket) when the bootstrap plan's
@@ -128,8 +127,7 @@ async function runShared(target: TargetInfo): Promise<Burst> {
 }
 
 async function sharedBurst(c: CheckContext): Promise<Burst> {
-  sharedRun ??= runShared(c.target);
-  const b = await sharedRun;
+  const b = await runOnce('rate-limit burst', () => runShared(c.target));
   c.http.log.push(...b.setup);
   if (c.target.limits) c.observe(`declared limits from ${c.target.limits.sources.join(', ')}`);
   if (b.stop === 'no key') c.notTestable(`no key to burst with (${b.keyNote}), and no declared rate limit for the run's key's plan (--limits rate=<r>,burst=<b>) that would allow bursting the run's own key`);

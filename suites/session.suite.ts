@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import type { Revision } from '../src/catalog/types.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';

@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
 

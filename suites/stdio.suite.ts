@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../src/check.js';
+import { check, type CheckContext, describe } from '../src/check.js';
 import { captured, finalMessage } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
 import { isObject } from '../src/tool-result.js';
+import { runOnce } from '../src/kit/run-scope.js';
 
 /**
  * The stdio proxy, as its stdio client sees it (`--target stdio`). Two conversations are held with the
@@ -110,11 +110,9 @@ async function holdBadLineConversation(c: CheckContext): Promise<Conversation> {
 }
 
 // Started by the first check that needs them, both at once; the checks of this file then read the results.
-let conversations: { main: Promise<Conversation>; badLine: Promise<Conversation> } | undefined;
 function held(c: CheckContext) {
   spec(c);
-  conversations ??= { main: holdMainConversation(c), badLine: holdBadLineConversation(c) };
-  return conversations;
+  return runOnce('stdio conversations', () => ({ main: holdMainConversation(c), badLine: holdBadLineConversation(c) }));
 }
 
 /** Runs `verify` on a conversation; on failure the transcript goes into the record as evidence. */

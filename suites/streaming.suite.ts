@@ -1,12 +1,12 @@
-import { describe } from 'vitest';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { check, runSecrets, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { jsonSnippet } from '../src/kit/text.js';
+import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/wire-judge.js';
@@ -92,7 +92,6 @@ interface Round {
 
 interface Ping { res?: WireResponse; error?: string; exchanges: Exchange[] }
 
-let round: Promise<Round> | undefined;
 
 /** Sends a tools/list; its reply time is the baseline of a plain JSON reply. */
 async function sendPing(session: McpSession, ping: Ping, timeoutMs: number): Promise<void> {
@@ -187,8 +186,7 @@ async function runRound(target: TargetInfo): Promise<Round> {
 }
 
 function getRound(c: CheckContext): Promise<Round> {
-  round ??= runRound(c.target);
-  return round;
+  return runOnce('streaming round', () => runRound(c.target));
 }
 
 /** The stream of one tool and variant, its exchange attached to the check; not testable without a recipe. */

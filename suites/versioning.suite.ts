@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../src/check.js';
+import { check, describe } from '../src/check.js';
 
 describe('versioning', () => {
   // "The version is carried in the path: the MCP endpoint ends in `/v1`."

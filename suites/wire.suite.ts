@@ -1,11 +1,11 @@
-import { describe } from 'vitest';
-import { check, runSecrets, type CheckContext } from '../src/check.js';
+import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
 import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/handed-out-urls.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
+import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/wire-judge.js';
@@ -26,7 +26,6 @@ const MODERN = '2026-07-28';
 
 interface Sent { label: string; res?: WireResponse; error?: string; exchanges: Exchange[] }
 
-let round: Promise<Sent[]> | undefined;
 
 /** The embedded reference answers at once: a short deadline keeps a stream that never ends from costing the run's. */
 function deadline(target: TargetInfo): number {
@@ -59,7 +58,7 @@ async function runRound(target: TargetInfo): Promise<Sent[]> {
 
 /** The round's replies; a round where none arrived is the service's failure. */
 async function replies(c: CheckContext): Promise<LabelledReply[]> {
-  const sent = await (round ??= runRound(c.target));
+  const sent = await runOnce('wire round', () => runRound(c.target));
   const failed = sent.filter((x) => !x.res);
   if (failed.length > 0) c.observe(`${failed.length} request(s) got no reply: ${failed.slice(0, 3).map((x) => `${x.label}: ${x.error}`).join('; ')}`);
   const got = sent.filter((x): x is Sent & { res: WireResponse } => !!x.res);

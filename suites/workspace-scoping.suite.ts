@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../src/check.js';
+import { check, describe } from '../src/check.js';
 import { checkScopedReads, checkScopedWrites, dataSourceCalls, scheduleCalls } from '../src/workspace-scoping.js';
 
 /**

@@ -1,6 +1,6 @@
 import { parseLegacyFields, parseRateLimit, parseRetryAfter } from '../wire/rate-limit-headers.js';
-import type { TargetInfo } from '../target-info.js';
-import { reserveWait } from './broker-client.js';
+import { scoped, slot } from '../kit/run-scope.js';
+import { runLedger } from './run-ledger.js';
 import { addSpent } from './tally.js';
 
 /** 429s in a row on one request, each waited out as told, before the check is judged throttled. */
@@ -64,7 +64,7 @@ export interface Throttle {
 const seconds = (ms: number) => (ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10);
 
 /**
- * The client-side bucket of one suite worker: after a reply says a bucket is empty, requests on it wait
+ * The client-side buckets of one run: after a reply says a bucket is empty, requests on it wait
  * until it refills; a 429 is waited out within the run-wide wait budget the broker keeps and within the
  * check's own deadline. "A throttle is never a pass" (issue 24): a 429 that cannot be waited out is the
  * service keeping the check from judging, so the check fails with that reason.
@@ -79,11 +79,6 @@ class Pacer {
    * check the same seconds for the same answer).
    */
   private readonly refusing = new Map<string, string>();
-  private target: TargetInfo | undefined;
-
-  configure(target: TargetInfo | undefined): void {
-    this.target = target;
-  }
 
   /**
    * Waits until the bucket is expected to hold a token again. A hold longer than the check can wait is not
@@ -93,7 +88,7 @@ class Pacer {
     const wait = (this.readyAt.get(bucket) ?? 0) - Date.now();
     if (wait <= 0 || wait > room.leftMs) return;
     // Held by a 429 once the run's wait budget is spent: the reply will be a 429 that cannot be waited out either.
-    if (this.throttled.has(bucket) && this.target && ((await reserveWait(this.target, 0)).leftMs ?? 1) <= 0) return;
+    if (this.throttled.has(bucket) && runLedger().reserveWait(0).leftMs <= 0) return;
     addSpent({ waitedMs: wait });
     await sleep(wait);
   }
@@ -136,11 +131,8 @@ class Pacer {
     if (room.leftMs !== undefined && wait > room.leftMs) {
       return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s ${room.owner ?? 'this check'} has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
     }
-    const reserved = this.target ? await reserveWait(this.target, wait) : { granted: true };
-    if (!reserved.granted) {
-      const left = reserved.leftMs !== undefined ? `; ${seconds(reserved.leftMs)} s of it left` : '';
-      return stop(`${throttledFor}, beyond the wait budget of ${seconds(reserved.budgetMs ?? 0)} s (--wait-budget${left})`);
-    }
+    const reserved = runLedger().reserveWait(wait);
+    if (!reserved.granted) return stop(`${throttledFor}, beyond the wait budget of ${seconds(reserved.budgetMs)} s (--wait-budget; ${seconds(reserved.leftMs)} s of it left)`);
     addSpent({ rateLimited: 1 });
     return { again: true };
   }
@@ -148,5 +140,9 @@ class Pacer {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** This process's pacer: one per suite worker, shared by every wire client in it. */
-export const pacer = new Pacer();
+/** The run's pacer: one per run (src/kit/run-scope.ts), shared by every client of its checks. */
+const PACER = slot('pacer', () => new Pacer());
+
+export function runPacer(): Pacer {
+  return scoped(PACER);
+}

@@ -1,7 +1,8 @@
+import { scoped, slot } from '../kit/run-scope.js';
+
 /**
  * What a run consumed of the deployment, counted where requests leave the harness (the wire client and the
- * target preparation). Each process (the run's main process, every suite worker) keeps its own counts; the
- * workers hand theirs to the run's broker, which adds them up.
+ * target preparation), in the run's own scope.
  */
 export interface Spent {
   /** HTTP requests sent to the target (retries included). */
@@ -20,17 +21,19 @@ export interface Spent {
 
 export const emptySpent = (): Spent => ({ requests: 0, bootstraps: 0, workspaces: 0, blocksCreated: 0, rateLimited: 0, waitedMs: 0 });
 
-/** This process's counts since the last `takeSpent`. */
-let pending = emptySpent();
+/** The run's counts since its last `takeSpent` (src/kit/run-scope.ts: each run its own). */
+const PENDING = slot('spent', () => ({ spent: emptySpent() }));
 
 export function addSpent(delta: Partial<Spent>): void {
+  const pending = scoped(PENDING).spent;
   for (const [k, v] of Object.entries(delta) as [keyof Spent, number][]) pending[k] += v;
 }
 
-/** Returns and resets this process's counts (a worker flushes them to the broker). */
+/** Returns and resets the run's counts. */
 export function takeSpent(): Spent {
-  const taken = pending;
-  pending = emptySpent();
+  const box = scoped(PENDING);
+  const taken = box.spent;
+  box.spent = emptySpent();
   return taken;
 }
 

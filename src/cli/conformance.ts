@@ -5,14 +5,13 @@ import { describeConsumption } from '../reports/consumption.js';
 import { describeSearches } from '../reports/property-text.js';
 import { main } from '../kit/main.js';
 import { Secrets } from '../kit/scrub.js';
-import { keyLedger } from '../wire/key-sightings.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
 
 /** The run's secrets as far as they are known: the raw options first, the run's options once read. */
 let secrets = new Secrets();
 
-// An error line may name a key the run learnt on its way (a bootstrapped one): those are scrubbed too.
-await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets.with({ values: keyLedger.redaction() })) }, async () => {
+// An error leaving a run is scrubbed of the keys it learnt on its way (src/run.ts); the rest here.
+await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, async () => {
   const { options, reporter, quiet, startLine } = parseConformanceArgs(undefined, (raw) => (secrets = raw));
   // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
   secrets = conformanceSecrets(options);

@@ -3,11 +3,10 @@ import { bootstrapWorkspace } from '../fresh-workspace.js';
 import { McpSession } from '../mcp-session.js';
 import { fill, type CallRecipe } from '../profile.js';
 import { addSpent } from '../budget/tally.js';
-import { pacer } from '../budget/pacer.js';
 import type { TargetInfo } from '../target-info.js';
 import { WireClient } from '../wire/client.js';
 import { redact } from '../wire/redact.js';
-import { keyLedger } from '../wire/key-sightings.js';
+import { runKeys } from '../wire/key-sightings.js';
 import { ownProxyCommand } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
@@ -147,14 +146,12 @@ async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; w
 }
 
 /**
- * Runs the matrix (every cell side by side) in the run's main process, while the suites run: its client
- * processes mostly wait on the target, and a suite worker would sit idle for them (src/run.ts shares the
- * result with the interop-matrix suite through the broker).
+ * Runs the matrix (every cell side by side) beside the run's checks: its client processes mostly wait on
+ * the target (src/run.ts shares the result with the interop-matrix checks through the run's ledger).
  */
 export async function startMatrix(target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
   const setupWire: Exchange[] = [];
   const secrets = [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId].filter((k): k is string => !!k);
-  pacer.configure(target);
   const matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs) }, selected, secrets);
   // Keys learnt here (the bootstrapped workspace's) were recorded before they were known.
   matrix.setupWire = setupWire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange);
@@ -177,7 +174,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const { calls, gaps } = await plan(c, key, notes);
   const wrong = `${c.target.keyPrefix ?? 'canvas'}_live_${randomBytes(18).toString('base64url')}`;
   extra.push(wrong);
-  keyLedger.learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
+  runKeys().learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
   const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
   const env: Record<string, string> = {
     INTEROP_REVISION: c.target.protocol === 'auto' ? 'default' : c.target.protocol,

@@ -3,8 +3,8 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
-import { bucketOf, OUTSIDE_A_CHECK, pacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
-import { keyLedger, requestLine } from '../wire/key-sightings.js';
+import { bucketOf, OUTSIDE_A_CHECK, runPacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
+import { runKeys, requestLine } from '../wire/key-sightings.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -49,7 +49,7 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
     const headersAt = round(performance.now() - started);
     const response: NonNullable<Exchange['response']> = { status: res.status, headers: redactHeaders(Object.fromEntries(res.headers.entries()), secrets), closed: true, headersAt, endAt: headersAt };
     record.response = response;
-    const inspect = (text: string) => keyLedger.inspect({ url: String(input), request: requestLine(record.request.method, record.request.url, record.request.body), requestBody: body, status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text, exchange: record });
+    const inspect = (text: string) => runKeys().inspect({ url: String(input), request: requestLine(record.request.method, record.request.url, record.request.body), requestBody: body, status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text, exchange: record });
     if (!res.body) {
       inspect('');
       return res;
@@ -96,9 +96,9 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
     const replayable = init?.body === undefined || init.body === null || typeof init.body === 'string';
     const bucket = bucketOf(String(input), Object.fromEntries(new Headers(init?.headers).entries()));
     for (let attempt = 0; ; attempt++) {
-      await pacer.before(bucket, room());
+      await runPacer().before(bucket, room());
       const res = await recorded(input, init);
-      const { again, throttled } = await pacer.next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()), room());
+      const { again, throttled } = await runPacer().next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()), room());
       if (res.status !== 429 || !replayable) return res;
       if (!again) {
         gaveUp = throttled;

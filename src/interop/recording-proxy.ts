@@ -1,14 +1,14 @@
 import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { bucketOf, pacer } from '../budget/pacer.js';
+import { bucketOf, runPacer } from '../budget/pacer.js';
 import { addSpent } from '../budget/tally.js';
 import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
 import { createSseReader } from '../wire/sse-reader.js';
-import { keyLedger, requestLine } from '../wire/key-sightings.js';
+import { runKeys, requestLine } from '../wire/key-sightings.js';
 
 /**
  * A loopback forwarder between one SDK client (a child process) and the target, recording every exchange the
@@ -74,7 +74,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     const body = await readBody(req);
     const bucket = bucketOf(mcpUrl, headers);
     for (let attempt = 0; ; attempt += 1) {
-      await pacer.before(bucket);
+      await runPacer().before(bucket);
       const started = performance.now();
       const record: Exchange = {
         request: { method, url: redact(new URL(path, upstream).href, secrets()), headers: redactHeaders(headers, secrets()), ...(body.length > 0 && { body: clip(redact(body.toString('utf8'), secrets())) }) },
@@ -95,11 +95,11 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       const headersAt = round(performance.now() - started);
       const response: NonNullable<Exchange['response']> = { status: up.statusCode ?? 0, headers: redactHeaders(upHeaders, secrets()), headersAt, endAt: headersAt, closed: true };
       record.response = response;
-      const inspect = (text: string) => keyLedger.inspect({
+      const inspect = (text: string) => runKeys().inspect({
         url: new URL(path, upstream).href, request: requestLine(method, record.request.url, record.request.body), requestBody: body.toString('utf8'),
         status: response.status, headers: upHeaders, body: text, exchange: record, by: 'the interop matrix (an SDK client, through its recording proxy)',
       });
-      const { again, throttled: stop } = await pacer.next(bucket, mcpUrl, attempt, response.status, upHeaders);
+      const { again, throttled: stop } = await runPacer().next(bucket, mcpUrl, attempt, response.status, upHeaders);
       if (again) {
         // Not passed on, but a reply all the same: a key in its body is the service's failure.
         inspect((await readBody(up)).toString('utf8'));

@@ -110,47 +110,112 @@ export interface SpellingMatch {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** ASCII letters folded to lower case, every other character kept: the length (and so every index) stays. */
+const fold = (text: string) => text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+/** Characters a long spelling is first found by (its head): a run's hundreds of spellings are looked up by it, not tried one by one. */
+const HEAD = WHOLE_TOKEN_BELOW;
+
+/** The hash of `text`'s `HEAD` characters from `at` (a polynomial over the char codes, 32 bits). */
+function headHash(text: string, at: number): number {
+  let h = 0;
+  for (let i = at; i < at + HEAD; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** 31^(HEAD-1) mod 2^32: what the leaving character weighs in the rolling hash. */
+const LEAVING = Array.from({ length: HEAD - 1 }).reduce<number>((p) => Math.imul(p, 31), 1);
+
+interface Entry { folded: string; owner: number; spelling: Spelling }
+
 /**
- * Finds and replaces every spelling of a list of secrets in text, in one pass of one regular expression
- * (longest spelling first at any position, so a key goes whole before its own secret part could).
+ * Finds and replaces every spelling of a list of secrets in text (case-insensitively; longest spelling first
+ * at any position, so a key goes whole before its own secret part could). A run holds hundreds of keys, each
+ * spelt some twenty ways: one alternation of them all made V8's regular expressions try each at every
+ * position, which took most of a run's time. Long spellings are found by a rolling hash of their first
+ * characters (one lookup per position, then a compare); the few short ones, matched as whole tokens only,
+ * by a regular expression.
  */
 export class SpellingMatcher {
-  private readonly pattern: RegExp | undefined;
-  private readonly byFolded = new Map<string, { owner: number; spelling: Spelling }>();
+  private readonly byFolded = new Map<string, Entry>();
+  /** Long spellings by the hash of their head, longest first. */
+  private readonly byHead = new Map<number, Entry[]>();
+  private readonly short: RegExp | undefined;
 
   constructor(secrets: readonly string[]) {
     secrets.forEach((secret, owner) => {
       if (!secret) return;
       for (const spelling of spellingsOf(secret)) {
-        const folded = spelling.text.toLowerCase();
-        if (!this.byFolded.has(folded)) this.byFolded.set(folded, { owner, spelling });
+        const folded = fold(spelling.text);
+        if (!this.byFolded.has(folded)) this.byFolded.set(folded, { folded, owner, spelling });
       }
     });
-    const literals = [...this.byFolded.values()].map((x) => x.spelling.text).sort((a, b) => b.length - a.length);
-    const alternatives = literals.map((s) => (s.length < WHOLE_TOKEN_BELOW ? `${TOKEN_BEFORE}${escapeRegExp(s)}${TOKEN_AFTER}` : escapeRegExp(s)));
-    this.pattern = alternatives.length > 0 ? new RegExp(alternatives.join('|'), 'gi') : undefined;
+    const shorts: string[] = [];
+    for (const entry of this.byFolded.values()) {
+      if (entry.folded.length < WHOLE_TOKEN_BELOW) {
+        shorts.push(entry.spelling.text);
+        continue;
+      }
+      const h = headHash(entry.folded, 0);
+      const list = this.byHead.get(h) ?? [];
+      list.push(entry);
+      list.sort((a, b) => b.folded.length - a.folded.length);
+      this.byHead.set(h, list);
+    }
+    shorts.sort((a, b) => b.length - a.length);
+    this.short = shorts.length > 0 ? new RegExp(shorts.map((x) => `${TOKEN_BEFORE}${escapeRegExp(x)}${TOKEN_AFTER}`).join('|'), 'gi') : undefined;
   }
 
   /** Every spelling in `text`, left to right, not overlapping. */
   find(text: string): SpellingMatch[] {
-    if (!this.pattern || !text) return [];
+    if (!text || this.byFolded.size === 0) return [];
+    const folded = fold(text);
+    const found: { index: number; entry: Entry }[] = [];
+    if (this.byHead.size > 0 && folded.length >= HEAD) {
+      let h = headHash(folded, 0);
+      for (let i = 0; ; i++) {
+        const candidates = this.byHead.get(h);
+        const hit = candidates?.find((e) => folded.startsWith(e.folded, i));
+        if (hit) found.push({ index: i, entry: hit });
+        if (i + HEAD >= folded.length) break;
+        h = (Math.imul(h - Math.imul(folded.charCodeAt(i), LEAVING), 31) + folded.charCodeAt(i + HEAD)) | 0;
+      }
+    }
+    if (this.short) {
+      const pattern = this.short;
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+        const entry = this.byFolded.get(fold(m[0]));
+        if (entry) found.push({ index: m.index, entry });
+      }
+    }
+    // Left to right; at one position the longest; none inside the one before.
+    found.sort((a, b) => a.index - b.index || b.entry.folded.length - a.entry.folded.length);
     const out: SpellingMatch[] = [];
-    // exec on the one compiled pattern: matchAll would copy (and compile) this large expression on every call.
-    const pattern = this.pattern;
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-      const found = this.byFolded.get(m[0].toLowerCase());
-      if (!found) continue;
-      const { text: literal } = found.spelling;
-      const casing = m[0] === literal ? 'as is' : m[0] === literal.toUpperCase() ? 'upper-cased' : m[0] === literal.toLowerCase() ? 'lower-cased' : 'in another case';
-      out.push({ index: m.index, length: m[0].length, owner: found.owner, spelling: found.spelling, casing });
+    let end = 0;
+    for (const { index, entry } of found) {
+      if (index < end) continue;
+      const length = entry.folded.length;
+      const seen = text.slice(index, index + length);
+      const literal = entry.spelling.text;
+      const casing = seen === literal ? 'as is' : seen === literal.toUpperCase() ? 'upper-cased' : seen === literal.toLowerCase() ? 'lower-cased' : 'in another case';
+      out.push({ index, length, owner: entry.owner, spelling: entry.spelling, casing });
+      end = index + length;
     }
     return out;
   }
 
   /** `text` with every spelling replaced by `replacement`. */
   replace(text: string, replacement: string): string {
-    return this.pattern && text ? text.replace(this.pattern, replacement) : text;
+    const matches = this.find(text);
+    if (matches.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const m of matches) {
+      out += text.slice(at, m.index) + replacement;
+      at = m.index + m.length;
+    }
+    return out + text.slice(at);
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { anyCodePoint } from './code-points.js';
-import { bootstrapPermit, budgetSpentReason } from '../budget/broker-client.js';
+import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
 import type { CheckContext } from '../check.js';
 import type { WireResponse } from '../wire/client.js';
 
@@ -86,7 +86,7 @@ export async function bootstrap(c: CheckContext, body: Body | string): Promise<W
  */
 export async function runsAllowed(c: CheckContext, id: string, wants: number): Promise<number | undefined> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
-  const permit = await bootstrapPermit(c.target, `property:${id}`, wants);
+  const permit = bootstrapPermit(`property:${id}`, wants);
   if (permit.granted < 1) c.notTestable(budgetSpentReason(`property ${id}`, permit.budget));
   if (permit.budget === undefined) return undefined;
   c.observe(`${permit.granted} run(s), not shrunk on failure: the property's share of the run's bootstrap budget (${permit.budget}, --bootstrap-budget)`);

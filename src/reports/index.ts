@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Results } from '../results.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
-import { keyLedger } from '../wire/key-sightings.js';
+import { runKeys } from '../wire/key-sightings.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary-md.js';
 
@@ -39,7 +39,7 @@ export function conformanceSecrets(options: ConformanceSecretInputs, info?: Targ
     values: [
       options.apiKey, options.otherKey, options.revokedKey,
       info?.apiKey, info?.otherKey, info?.revokedKey, info?.admin?.token, info?.broker?.token, info?.sessionId, ...stdioEnv,
-      ...keyLedger.redaction(),
+      ...runKeys().redaction(),
     ],
     headers: { ...info?.headers, ...options.headers },
     urls: [options.baseUrl, options.mcpUrl, options.mailboxUrl, info?.baseUrl, info?.mcpUrl, info?.mailboxUrl, info?.admin?.url, info?.broker?.url],

@@ -3,7 +3,7 @@ import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
 import type { TargetInfo } from '../target-info.js';
-import { keyLedger, requestLine, type InspectedReply } from '../wire/key-sightings.js';
+import { runKeys, requestLine, type InspectedReply } from '../wire/key-sightings.js';
 
 interface Probe {
   status: number;
@@ -49,7 +49,7 @@ async function probe(info: TargetInfo, revision: Revision, body: unknown): Promi
     return undefined;
   } finally {
     // Not recorded, but a reply of the target all the same: a key in it is the service's failure.
-    if (reply) keyLedger.inspect(reply);
+    if (reply) runKeys().inspect(reply);
   }
 }
 

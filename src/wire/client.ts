@@ -1,11 +1,11 @@
 import { request as undiciRequest } from 'undici';
-import { bucketOf, OUTSIDE_A_CHECK, pacer, type WaitRoom } from '../budget/pacer.js';
+import { bucketOf, OUTSIDE_A_CHECK, runPacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
 import { isConnectionError, targetGone } from './target-liveness.js';
 import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';
 import type { Exchange, SseEvent } from './exchange.js';
-import { keyLedger, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
+import { runKeys, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
 import { createSseReader } from './sse-reader.js';
@@ -60,6 +60,8 @@ export interface WireOptions {
   deadlineMs?: number;
   /** Whose deadline it is (`this check` unless said), for that message. */
   deadlineOwner?: string;
+  /** Aborts every request of the client: its check's deadline passed. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -81,13 +83,13 @@ export class WireClient {
   /**
    * Sends one request. A 429 is waited out as the deployment says, within the run-wide wait budget and the
    * check's deadline, and the request sent again; when it cannot be, the check fails as throttled
-   * (`Throttled`, src/budget/pacer.ts): the service kept it from judging.
+   * (`Throttled`, src/budget/runPacer().ts): the service kept it from judging.
    */
   async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
     if (this.options.pace === false) return this.once(url, req);
     const bucket = bucketOf(url, req.headers ?? {});
     for (let attempt = 0; ; attempt++) {
-      await pacer.before(bucket, this.waitRoom());
+      await runPacer().before(bucket, this.waitRoom());
       let res: WireResponse;
       try {
         res = await this.once(url, req);
@@ -98,13 +100,13 @@ export class WireClient {
         throw err;
       }
       if (req.throttleIsAnswer) {
-        pacer.learn(bucket, res.status, res.headers);
+        runPacer().learn(bucket, res.status, res.headers);
         return res;
       }
-      const { again, throttled } = await pacer.next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
+      const { again, throttled } = await runPacer().next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
       if (throttled) throw new Throttled(throttled.message, { status: res.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }), attempts: attempt + 1 });
       if (!again) return res;
-      // Sent again once pacer.before has waited out the bucket the 429 held.
+      // Sent again once runPacer().before has waited out the bucket the 429 held.
     }
   }
 
@@ -136,7 +138,7 @@ export class WireClient {
       headers['content-type'] ??= 'application/json';
     }
     // The keys this process learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
-    let secrets = [...this.secrets(), ...keyLedger.redaction()];
+    let secrets = [...this.secrets(), ...runKeys().redaction()];
     const record: Exchange = {
       request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: clip(redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets)) }) },
       startedAt: new Date().toISOString(),
@@ -145,7 +147,8 @@ export class WireClient {
     const timeoutMs = req.timeoutMs ?? this.defaultTimeoutMs;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new Error('deadline')), timeoutMs);
-    const outer = req.signal;
+    const { signal: owner } = this.options;
+    const outer = req.signal && owner ? AbortSignal.any([req.signal, owner]) : req.signal ?? owner;
     const onOuter = () => abort.abort(outer?.reason);
     outer?.addEventListener('abort', onOuter);
     const started = performance.now();
@@ -192,8 +195,8 @@ export class WireClient {
       const sentText = typeof body === 'string' ? body : body === undefined ? undefined : Buffer.from(body).toString('utf8');
       countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
       // A key this reply minted is known before the reply is recorded, so the record never holds it.
-      const minted = keyLedger.learnFromReply(url, method, res.statusCode, response.json);
-      if (minted.length > 0) secrets = [...this.secrets(), ...keyLedger.redaction()];
+      const minted = runKeys().learnFromReply(url, method, res.statusCode, response.json);
+      if (minted.length > 0) secrets = [...this.secrets(), ...runKeys().redaction()];
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...((bytes.bom || !bytes.utf8) && { bytes }),
@@ -215,7 +218,7 @@ export class WireClient {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
       // Outside the try: a fault in the inspection is the harness's own error, never the service's.
-      if (inspected) this.note(keyLedger.inspect(inspected));
+      if (inspected) this.note(runKeys().inspect(inspected));
     }
   }
 }

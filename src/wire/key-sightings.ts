@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { SpellingMatcher } from '../kit/key-spellings.js';
 import type { Exchange } from './exchange.js';
+import { scoped, slot } from '../kit/run-scope.js';
 
 /*
  * The keys a run holds, and the replies that carried one. Every recorder of the service's replies (the wire
@@ -63,7 +64,7 @@ export function inCheck<T>(name: string, body: () => T): T {
   return checkScope.run(`the check "${name}"`, body);
 }
 
-class KeyLedger {
+export class KeyLedger {
   /** Key → its role. */
   private readonly keys = new Map<string, string>();
   private readonly secrets = new Set<string>();
@@ -230,8 +231,12 @@ function isBootstrap(url: string): boolean {
   }
 }
 
-/** This process's ledger. */
-export const keyLedger = new KeyLedger();
+/** The run's ledger of keys and sightings (src/kit/run-scope.ts: each run its own). */
+const KEYS = slot('keys', () => new KeyLedger());
+
+export function runKeys(): KeyLedger {
+  return scoped(KEYS);
+}
 
 /** `POST <url> (tools/call <name>)`: a request in a line, for a sighting. */
 export function requestLine(method: string, url: string, body: string | undefined): string {

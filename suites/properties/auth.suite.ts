@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { describe } from 'vitest';
-import { check, type CheckContext } from '../../src/check.js';
+import { check, type CheckContext, describe } from '../../src/check.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { applyKeyEdit, describeKeyEdit, keyEditArbitrary } from '../../src/properties/key-mutations.js';
 import { freshKey } from '../../src/properties/workspaces.js';
@@ -42,7 +41,7 @@ describe.concurrent('auth properties', () => {
         return true;
       },
     });
-  });
+  }, { property: 'auth-key-edits' });
 
   // "Every request to the MCP endpoint carries `Authorization: Bearer <API_KEY>`."
   // "MCP servers ... MUST validate access tokens." "Invalid or expired tokens MUST receive a HTTP 401 response."
@@ -66,5 +65,5 @@ describe.concurrent('auth properties', () => {
         return true;
       },
     });
-  });
+  }, { property: 'auth-any-value' });
 });

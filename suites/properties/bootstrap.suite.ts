@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../../src/check.js';
+import { check, describe } from '../../src/check.js';
 import { hasKeyForm } from '../../src/kit/key-form.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
@@ -33,7 +32,7 @@ describe.concurrent('bootstrap properties', () => {
         return true;
       },
     });
-  });
+  }, { property: 'bootstrap-valid-bodies' });
 
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred."
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
@@ -56,5 +55,5 @@ describe.concurrent('bootstrap properties', () => {
         return true;
       },
     });
-  });
+  }, { property: 'bootstrap-spoiled-bodies' });
 });

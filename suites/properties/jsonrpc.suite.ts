@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { describe } from 'vitest';
-import { check } from '../../src/check.js';
+import { check, describe } from '../../src/check.js';
 import { envelopeProperty, MAX_RUNS, postBody, prepareEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
 import { malformed, rawMember, responsesOf } from '../../src/properties/jsonrpc-replies.js';
@@ -35,7 +34,7 @@ describe.concurrent('jsonrpc properties', () => {
         c.verify(res.status < 500, `${label(v)} is not answered with a server error`, '< 500', c.brief(res));
       },
     });
-  }, { generic: true });
+  }, { generic: true, property: 'jsonrpc-envelope-no-5xx' });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.
   // If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."
@@ -60,7 +59,7 @@ describe.concurrent('jsonrpc properties', () => {
         }
       }
     });
-  }, { generic: true });
+  }, { generic: true, property: 'jsonrpc-envelope-ids' });
 
   // "jsonrpc: ... MUST be exactly "2.0"." "Either the result member or error member MUST be included, but both
   // members MUST NOT be included." "code: ... MUST be an integer. message: A String".
@@ -74,7 +73,7 @@ describe.concurrent('jsonrpc properties', () => {
         c.verify(problem === undefined, `${label}: ${problem}`, { jsonrpc: '2.0', id: '...', 'result | error': { code: 'integer', message: 'string' } }, m);
       }
     });
-  }, { generic: true });
+  }, { generic: true, property: 'jsonrpc-envelope-shape' });
 
   // "-32600 Invalid Request: The JSON sent is not a valid Request object." "-32601 Method not found."
   // Notifications: "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no
@@ -126,7 +125,7 @@ describe.concurrent('jsonrpc properties', () => {
             break;
         }
       }, kinds);
-    }, { generic: true });
+    }, { generic: true, property: propertyId });
   }
 
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches."
@@ -168,5 +167,5 @@ describe.concurrent('jsonrpc properties', () => {
         }
       },
     });
-  }, { generic: true });
+  }, { generic: true, property: 'jsonrpc-batches' });
 });

@@ -1,10 +1,9 @@
-import { describe, inject } from 'vitest';
-import { check } from '../../src/check.js';
+import { check, describe } from '../../src/check.js';
+import type { TargetInfo } from '../../src/target-info.js';
 import { checkServiceModel } from '../../src/properties/model/run.js';
 
 /** Quick mode is time-boxed (1.5 s of search, 10 s of shrinking); deep mode is not: about 0.5 s per run. */
-const budget = inject('target').property;
-const timeout = budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500;
+const timeout = ({ property: budget }: TargetInfo) => (budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500);
 
 describe('model', () => {
   // "Block | Authored through tools `blocks.create`, `blocks.build`, `blocks.list`." "Plan caps apply to block authoring."
@@ -15,5 +14,5 @@ describe('model', () => {
   check([
     'model-created-block-listed', 'model-sibling-keys-same-workspace', 'model-revocation-per-key',
     'auth-workspace-scoped-read', 'auth-workspace-scoped-write', 'auth-revoked-key-401', 'calls-published-filter-partitions',
-  ], 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', checkServiceModel, { timeout });
+  ], 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', checkServiceModel, { timeout, property: 'service-model' });
 });

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { describe } from 'vitest';
-import { check } from '../../src/check.js';
+import { check, describe } from '../../src/check.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import { previewArb, runsOf, showPreviews, verifyRuns, type Preview } from '../../src/properties/schedule-previews.js';
@@ -59,5 +58,5 @@ describe.concurrent('schedule properties', () => {
         });
       },
     });
-  });
+  }, { property: 'schedule-preview-runs' });
 });

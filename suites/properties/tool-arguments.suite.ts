@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { describe } from 'vitest';
-import { check } from '../../src/check.js';
+import { check, describe } from '../../src/check.js';
 import type { Revision } from '../../src/catalog/types.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { callTool, invalidArgumentsProperty, prepareTools, reply, showCall, validCalls, withValidArguments } from '../../src/properties/tool-calls.js';
@@ -46,7 +45,7 @@ describe.concurrent('tool argument properties', () => {
       },
     });
     if (slow.size > 0) c.observe(`still streaming at the deadline, so not judged: calls of ${[...slow].join(', ')}`);
-  }, { generic: true });
+  }, { generic: true, property: 'tool-arguments-valid' });
 
   // "Servers **MUST**: Validate all tool inputs." Rejected as invalid: -32602 (protocol error, before 2025-11-25) or
   // an isError result (SEP-1303); never a success, a 5xx, or -32603 (an internal error is not a client fault).
@@ -55,7 +54,7 @@ describe.concurrent('tool argument properties', () => {
       const rejected = msg.result?.isError === true || msg.error?.code === -32602;
       c.verify(rejected, `${showCall(call)}: invalid arguments are rejected (isError result or -32602), not ${msg.error ? `error ${msg.error.code}` : 'a success'}`, 'isError: true, or error -32602', msg);
     });
-  });
+  }, { property: 'tool-arguments-invalid' });
 
   // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors (e.g., date in
   // wrong format, value out of range)" (2025-11-25, SEP-1303).
@@ -65,5 +64,5 @@ describe.concurrent('tool argument properties', () => {
       c.verify(msg.result?.isError === true, `${showCall(call)}: invalid arguments get a result with isError: true`, { result: { isError: true } }, msg);
       c.verify(textOf(msg.result).trim().length > 0, `${showCall(call)}: the isError result says what is wrong in a text block`, 'a non-empty text block', msg.result);
     });
-  });
+  }, { property: 'tool-arguments-sep-1303' });
 });

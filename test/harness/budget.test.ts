@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allocate, FULL_PLAN, SHARES } from '../../src/budget/bootstrap-plan.js';
-import { startBroker } from '../../src/budget/broker.js';
-import { bootstrapPermit, flushSpent, reserveWait } from '../../src/budget/broker-client.js';
+import { bootstrapPermit, openLedger, RunLedger } from '../../src/budget/run-ledger.js';
+import { inNewScope } from '../../src/kit/run-scope.js';
 import { bucketOf, holdBackMs } from '../../src/budget/pacer.js';
 import { addSpent, countExchange, takeSpent } from '../../src/budget/tally.js';
 import type { TargetInfo } from '../../src/target-info.js';
@@ -23,47 +23,31 @@ describe('bootstrap plan', () => {
   });
 });
 
-describe('run broker', () => {
-  const target = (broker: { url: string; token: string }) => ({ broker }) as unknown as TargetInfo;
-
-  it('grants each purpose its share and no more, records what was refused, and keeps the wait budget', async () => {
-    const broker = await startBroker({ bootstraps: 4, waitMs: 1000 });
-    try {
-      const t = target(broker);
-      expect((await bootstrapPermit(t, 'bootstrap-reply', 1)).granted).toBe(1);
-      expect((await bootstrapPermit(t, 'bootstrap-reply', 1)).granted).toBe(0);
-      expect((await bootstrapPermit(t, 'no-such-purpose', 3)).granted).toBe(0);
-      expect(await reserveWait(t, 600)).toMatchObject({ granted: true });
-      expect(await reserveWait(t, 600)).toMatchObject({ granted: false, budgetMs: 1000 });
-      takeSpent();
-      addSpent({ requests: 3, bootstraps: 1 });
-      await flushSpent(t);
-      const ledger = broker.ledger();
-      expect(ledger.granted['bootstrap-reply']).toBe(1);
-      expect(ledger.refused).toEqual({ 'bootstrap-reply': 1, 'no-such-purpose': 3 });
-      expect(ledger.spent).toMatchObject({ requests: 3, bootstraps: 1 });
-      expect(ledger.waitGrantedMs).toBe(600);
-    } finally {
-      await broker.close();
-    }
+describe('the run ledger', () => {
+  it('grants each purpose its share and no more, records what was refused, and keeps the wait budget', () => {
+    const ledger = new RunLedger({ bootstraps: 4, waitMs: 1000 });
+    expect(ledger.permit('bootstrap-reply', 1).granted).toBe(1);
+    expect(ledger.permit('bootstrap-reply', 1).granted).toBe(0);
+    expect(ledger.permit('no-such-purpose', 3).granted).toBe(0);
+    expect(ledger.reserveWait(600)).toMatchObject({ granted: true, leftMs: 400 });
+    expect(ledger.reserveWait(600)).toMatchObject({ granted: false, budgetMs: 1000, leftMs: 400 });
+    expect(ledger.granted['bootstrap-reply']).toBe(1);
+    expect(ledger.refused).toEqual({ 'bootstrap-reply': 1, 'no-such-purpose': 3 });
   });
 
-  it('refuses callers without its token', async () => {
-    const broker = await startBroker({ waitMs: 0 });
-    try {
-      await expect(bootstrapPermit(target({ url: broker.url, token: 'wrong' }), 'bootstrap-reply', 1)).rejects.toThrow(/401/);
-    } finally {
-      await broker.close();
-    }
+  it('without a bound every purpose gets all it asks for', () => {
+    expect(new RunLedger({ waitMs: 0 }).permit('property:bootstrap-valid-bodies', 60).granted).toBe(60);
   });
 
-  it('without a bound every purpose gets all it asks for', async () => {
-    const broker = await startBroker({ waitMs: 0 });
-    try {
-      expect((await bootstrapPermit(target(broker), 'property:bootstrap-valid-bodies', 60)).granted).toBe(60);
-    } finally {
-      await broker.close();
-    }
+  it('each run keeps its own ledger and counts; outside any run nothing is bounded', async () => {
+    const spentIn = (requests: number) => inNewScope(async () => {
+      openLedger({ bootstraps: 1, waitMs: 0 });
+      addSpent({ requests });
+      await new Promise((resolve) => setTimeout(resolve, 5)); // the other run counts meanwhile
+      return { spent: takeSpent().requests, permit: bootstrapPermit('bootstrap-reply', 2).granted };
+    });
+    expect(await Promise.all([spentIn(3), spentIn(5)])).toEqual([{ spent: 3, permit: 1 }, { spent: 5, permit: 1 }]);
+    expect(bootstrapPermit('bootstrap-reply', 60).granted).toBe(60);
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { runCli } from './run-cli.js';
 
@@ -11,8 +11,7 @@ import { runCli } from './run-cli.js';
 // process per case spent 1.2 s of CPU loading node, tsx and the preloaded packages, 30 CPU-s for the table.
 // The command's own process (its exit code and streams through main()) is what the cases after the table
 // check, started as a user starts it; test/harness/cli-main.test.ts holds main() itself.
-const pool = new ConformancePool(2);
-afterAll(() => pool.close());
+const pool = new ConformanceRuns(2);
 
 // Side by side (vitest runs five at a time): one after another, the commands made this file the run's
 // longest (88 s of a clean-clone CI run), mostly each process loading node and the harness.

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BROKEN_SERVICES } from '../../fixtures/mutants/fail-closed.js';
 import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { startServer, VARIANT_CONFIG } from '../../fixtures/variants/variant.js';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { expectValid } from '../helpers/results-schema.js';
 
@@ -15,8 +15,7 @@ import { expectValid } from '../helpers/results-schema.js';
  * harness. A target that goes away mid-run ends without a verdict (exit 2), says so once, and counts none of
  * the rows it left unjudged as the service's failures.
  */
-const pool = new ConformancePool(2);
-afterAll(() => pool.close());
+const pool = new ConformanceRuns(2);
 
 /** What every run must leave behind, whatever its verdict. */
 function expectReports(reportDir: string): void {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MUTANTS } from '../../fixtures/mutants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 
 /**
  * The harness must be able to fail, for the right reason: each mutant declares the rows it violates and the
@@ -12,10 +12,9 @@ import { ConformancePool } from '../../src/cli/conformance-pool.js';
  * slow ones start first (the interop matrix's clients wait out a call that never ends, properties search),
  * so that no slot is left with a long run at the end.
  */
-const pool = new ConformancePool(3);
+const pool = new ConformanceRuns(3);
 const slowness = (m: (typeof MUTANTS)[number]) => (m.violates.some((id) => id.startsWith('interop-')) ? 2 : m.caughtBy === 'property' ? 1 : 0);
 const ordered = [...MUTANTS].sort((a, b) => slowness(b) - slowness(a));
-afterAll(() => pool.close());
 
 describe.concurrent('every mutant is caught, on the rows it declares, for the reason it plants', () => {
   it('there are mutants, each naming known requirements and a planted reason', () => {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker } from '../../src/budget/broker.js';
-import { MAX_RETRIES, pacer } from '../../src/budget/pacer.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RETRIES } from '../../src/budget/pacer.js';
+import { openLedger } from '../../src/budget/run-ledger.js';
+import { inNewScope } from '../../src/kit/run-scope.js';
 import { Throttled } from '../../src/verdict.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
@@ -25,7 +25,6 @@ describe('the pacer: a throttle that cannot be waited out fails the check', () =
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  afterEach(() => pacer.configure(undefined));
 
   /** A check's client: its own bucket (a key of its own), a deadline `leftMs` from now. */
   const client = (log: Exchange[], key: string, leftMs = 20_000) =>
@@ -40,16 +39,13 @@ describe('the pacer: a throttle that cannot be waited out fails the check', () =
   });
 
   it('a Retry-After beyond the run\'s wait budget fails at once, naming the budget', async () => {
-    const broker = await startBroker({ waitMs: 1000 });
-    try {
-      pacer.configure({ broker: { url: broker.url, token: broker.token } } as unknown as TargetInfo);
-      const err = await client([], 'budget').send('/429/2').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Throttled);
-      expect((err as Throttled).message).toMatch(/throttled for 2 s .*beyond the wait budget of 1 s \(--wait-budget; 1 s of it left\)/);
-      expect((err as Throttled).actual).toMatchObject({ status: 429, 'retry-after': '2' });
-    } finally {
-      await broker.close();
-    }
+    const err = await inNewScope(() => {
+      openLedger({ waitMs: 1000 });
+      return client([], 'budget').send('/429/2').catch((e: unknown) => e);
+    });
+    expect(err).toBeInstanceOf(Throttled);
+    expect((err as Throttled).message).toMatch(/throttled for 2 s .*beyond the wait budget of 1 s \(--wait-budget; 1 s of it left\)/);
+    expect((err as Throttled).actual).toMatchObject({ status: 429, 'retry-after': '2' });
   });
 
   it('429 after 429 despite waiting as told fails, and the same bucket is not waited out again', async () => {

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { startBroker, type SearchProgress } from '../../src/budget/broker.js';
-import { searchReporter } from '../../src/budget/broker-client.js';
-import type { TargetInfo } from '../../src/target-info.js';
-import { ConformanceProgress, countRecords, groupLine, groupName } from '../../src/progress.js';
+import { describe, expect, it } from 'vitest';
+import { openLedger, searchReporter, type SearchProgress } from '../../src/budget/run-ledger.js';
+import type { PlannedCheck } from '../../src/check.js';
+import { groupOf } from '../../src/engine/suites.js';
+import { inNewScope } from '../../src/kit/run-scope.js';
+import { ConformanceProgress, countRecords, groupLine } from '../../src/progress.js';
 import { escapeData, escapeProperty, githubAnnotations } from '../../src/reports/github.js';
 import { Secrets } from '../../src/kit/scrub.js';
 import type { Results } from '../../src/results.js';
@@ -45,8 +46,8 @@ describe('GitHub workflow command escaping', () => {
 
 describe('the progress printer', () => {
   it('names groups by suite file and counts a failing check as fail on a MUST row, warn otherwise', () => {
-    expect(groupName('suites/auth.suite.ts')).toBe('auth');
-    expect(groupName('suites/properties/tool-arguments.suite.ts')).toBe('properties/tool-arguments');
+    expect(groupOf('auth.suite.ts')).toBe('auth');
+    expect(groupOf('properties/tool-arguments.suite.js')).toBe('properties/tool-arguments');
     const counts = countRecords([
       record('pass', ['auth-missing-key-401']), record('fail', ['auth-missing-key-401']), record('fail', ['discovery-content-type']),
       record('not-testable', ['auth-missing-key-401']), record('error', ['auth-missing-key-401']),
@@ -61,10 +62,10 @@ describe('the progress printer', () => {
       let out = '';
       const p = new ConformanceProgress({ tty, write: (t) => (out += t), columns: () => 80 });
       p.setSecrets(Secrets.from({ values: [key] }));
-      const reporter = p.reporter();
-      const test = { id: 't1', name: `check with ${key}` };
-      reporter.onTestCaseReady?.(test as never);
-      reporter.onTestCaseResult?.(test as never);
+      const events = p.events();
+      const check = { runName: `check with ${key}` } as PlannedCheck;
+      events.checkStart?.(check);
+      events.checkEnd?.(check, record('pass', ['auth-missing-key-401']));
       p.line(`auth: 1 pass, 0 fail, 0 warn, 0 not testable (0.1 s) ${key}`);
       p.stop();
       expect(out).not.toContain(key);
@@ -85,8 +86,7 @@ describe('the property in progress on the status line', () => {
     const p = new ConformanceProgress({ tty: true, write: (t) => (out += t), columns: () => 200 });
     expect(p.live).toBe(true);
     expect(new ConformanceProgress({ tty: false, write: () => undefined }).live).toBe(false);
-    const reporter = p.reporter();
-    reporter.onTestCaseReady?.({ id: 't1', name: 'property: keys' } as never);
+    p.events().checkStart?.({ runName: 'property: keys' } as PlannedCheck);
     p.search({ check: 'property: keys', search: 'auth-key-edits', runs: 312, done: false });
     expect(out.split('\r\x1b[2K').at(-1)).toMatch(/running: auth-key-edits \(312 runs\)$/);
     p.search({ check: 'property: keys', search: 'auth-key-edits', runs: 640, done: true });
@@ -97,26 +97,26 @@ describe('the property in progress on the status line', () => {
     p.stop();
   });
 
-  it('a worker\'s reports reach the broker\'s listener, at most every half second and once at the end', async () => {
+  it('a search\'s reports reach the run\'s listener, at most every half second and once at the end', () => {
     const heard: SearchProgress[] = [];
-    const broker = await startBroker({ waitMs: 0, onSearch: (s) => heard.push(s) });
-    try {
-      const target = { broker: { url: broker.url, token: broker.token, searches: true } } as TargetInfo;
-      const r = searchReporter(target, 'property: keys', 'auth-key-edits');
+    inNewScope(() => {
+      openLedger({ waitMs: 0 }, (s) => heard.push(s));
+      const r = searchReporter('property: keys', 'auth-key-edits');
       for (let runs = 1; runs <= 50; runs++) r.run(runs);
       r.done(50);
-      await vi.waitFor(() => expect(heard).toHaveLength(2));
-      expect(heard.filter((h) => !h.done)).toEqual([{ check: 'property: keys', search: 'auth-key-edits', runs: 1, done: false }]);
-      expect(heard.find((h) => h.done)).toEqual({ check: 'property: keys', search: 'auth-key-edits', runs: 50, done: true });
-      // Without a listener the workers send nothing.
-      const quiet = searchReporter({ broker: { url: broker.url, token: broker.token } } as TargetInfo, 'c', 's');
+    });
+    expect(heard).toEqual([
+      { check: 'property: keys', search: 'auth-key-edits', runs: 1, done: false },
+      { check: 'property: keys', search: 'auth-key-edits', runs: 50, done: true },
+    ]);
+    // Without a listener (no terminal) nothing is reported.
+    inNewScope(() => {
+      openLedger({ waitMs: 0 });
+      const quiet = searchReporter('c', 's');
       quiet.run(1);
       quiet.done(1);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(heard).toHaveLength(2);
-    } finally {
-      await broker.close();
-    }
+    });
+    expect(heard).toHaveLength(2);
   });
 });
 

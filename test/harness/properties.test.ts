@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { expectValid } from '../helpers/results-schema.js';
 import { runCli } from './run-cli.js';
@@ -31,8 +31,7 @@ function replayArgs(replay: string): string[] {
 describe.concurrent('property checks', () => {
   // The first run is the command's (its console names the seed); the others, whose results and exit codes are
   // what matters, go through a conformance pool (the command's verdict and results: conformance-pool.test).
-  const pool = new ConformancePool(2);
-  afterAll(() => pool.close());
+  const pool = new ConformanceRuns(2);
   const pooled = (args: string[]) => pool.run(args);
 
   it('a failure is shrunk, recorded with seed and path in every report, and its replay reproduces it exactly', async () => {

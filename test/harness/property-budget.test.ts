@@ -1,19 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
-import { QUICK_BUDGET } from '../../src/property.js';
-import { countSearches, MIN_TIME_BOX_MS, PROPERTY_SEARCHES, timeBoxOf } from '../../src/properties/searches.js';
+import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/property.js';
+import { loadChecks } from '../../src/engine/suites.js';
+import { planChecks, searchesIn } from '../../src/engine/runner.js';
+import type { Revision } from '../../src/catalog/types.js';
+import type { TargetInfo } from '../../src/target-info.js';
 
 /** --budget: the run's search time, split evenly among the searches its selection makes. */
 describe('the property search budget', () => {
-  const all = () => true;
-  const only = (...ids: string[]) => (id: string) => ids.includes(id);
+  /** The searches a run against a target speaking `revisions` makes for `only` (the checks declare them). */
+  const searches = async (revisions: Revision[], only: string[] = []) => {
+    const target = { profile: { kind: 'service' }, protocol: 'auto', revisions } as unknown as TargetInfo;
+    return searchesIn(planChecks(await loadChecks(), target, only));
+  };
 
-  it('counts the searches of a selection, a per-revision search once per revision spoken', () => {
-    expect(countSearches(all, ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'])).toBe(PROPERTY_SEARCHES.length + 1);
-    expect(countSearches(all, ['2025-06-18'])).toBe(PROPERTY_SEARCHES.length);
-    expect(countSearches(only('auth-key-not-echoed'), ['2025-11-25'])).toBe(2); // two searches verify it
-    expect(countSearches(only('auth-missing-key-401'), ['2025-11-25'])).toBe(0);
+  it('counts the searches the checks of a selection declare, a per-revision search once per revision spoken', async () => {
+    const everyRevision = await searches(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
+    expect(everyRevision).toBe(17);
+    expect(await searches(['2025-06-18'])).toBe(everyRevision - 1); // tool-arguments-sep-1303 runs once, not testable
+    expect(await searches(['2025-11-25'], ['auth-key-not-echoed'])).toBe(2); // two searches verify it
+    expect(await searches(['2025-11-25'], ['auth-missing-key-401'])).toBe(0);
   });
 
   it('splits the budget evenly, never below the shortest box', () => {

@@ -12,7 +12,7 @@ import { openRunSession } from '../../src/targets/session-lifecycle.js';
 import { WireClient } from '../../src/wire/client.js';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { bootstrap } from '../helpers/reference.js';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 
 const SESSION_ROWS = CATALOG.filter((r) => r.group === 'session').map((r) => r.id).sort();
 
@@ -94,8 +94,7 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
 describe.concurrent('the session rows', () => {
   // Six runs whose results are what matters: through the conformance pool (the command's verdict and
   // results, conformance-pool.test), without starting node and the harness six times.
-  const pool = new ConformancePool(2);
-  afterAll(() => pool.close());
+  const pool = new ConformanceRuns(2);
   const runCli = (args: string[]) => pool.run(args);
 
   it('pass on a faithful stateful server', async () => {

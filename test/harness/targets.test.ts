@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 import { bundled } from '../../src/interop/bundle.js';
 import type { Results } from '../../src/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
@@ -23,8 +23,7 @@ function conformance(args: string[], { env = {}, timeoutMs = 180_000 }: { env?: 
  * The runs whose outcome is their results (not the command's own output) go through a pool of processes
  * that run command line after command line: no node, tsx and module graph to pay for each.
  */
-const pool = new ConformancePool(2);
-afterAll(() => pool.close());
+const pool = new ConformanceRuns(2);
 function pooled(args: string[]) {
   return pool.run(['--seed', '3', ...args], 240_000, mkdtempSync(join(tmpdir(), 'conformance-targets-')));
 }

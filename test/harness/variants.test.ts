@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { defaultProfile } from '../../src/run.js';
-import { ConformancePool } from '../../src/cli/conformance-pool.js';
+import { ConformanceRuns } from '../../src/cli/in-process.js';
 import { failingRows, describeRows } from '../helpers/variant-verdict.js';
 import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
 
@@ -18,10 +18,9 @@ import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
  */
 const reports = mkdtempSync(join(tmpdir(), 'variants-'));
 let keepReports = false;
-const pool = new ConformancePool(3);
+const pool = new ConformanceRuns(3);
 
 afterAll(async () => {
-  await pool.close();
   // Reports of a failed run stay for a look at their results.json (the path is in the failure message).
   if (!keepReports) rmSync(reports, { recursive: true, force: true });
 });

@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeFailure } from '../kit/main.js';
+import { Secrets } from '../kit/scrub.js';
+import { conformanceSecrets, scrubLine } from '../reports/index.js';
+import { runConformance } from '../run.js';
+import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
+import { readResults, type ChildRun } from './spawn-conformance.js';
+
+/**
+ * Runs a conformance command line in this process, exactly as `npm run conformance -- <args>` would (same
+ * parsing, same reports, same exit code; the one scrubbed error line on "stderr" for exit 2), without a
+ * process of its own: each run has its own scope (src/kit/run-scope.ts), so runs side by side share nothing.
+ * For the project's tests and the mutation score, which run hundreds of narrow runs.
+ */
+export async function runCommandLine(args: string[], reportDir = mkdtempSync(join(tmpdir(), 'conformance-'))): Promise<ChildRun> {
+  const started = performance.now();
+  let secrets = new Secrets();
+  let code: number;
+  let stderr = '';
+  try {
+    const { options } = parseConformanceArgs(['--report-dir', reportDir, ...args], (raw) => (secrets = raw));
+    secrets = conformanceSecrets(options);
+    code = (await runConformance({ ...options, progress: undefined })).exitCode;
+  } catch (err) {
+    code = 2;
+    stderr = describeFailure(err, { usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, {}).text.trim();
+  }
+  return { code, stdout: '', stderr, results: readResults(reportDir), reportDir, durationMs: Math.round(performance.now() - started) };
+}
+
+/** Command lines run `size` at a time in this process; a run past its deadline fails the caller (it cannot be killed). */
+export class ConformanceRuns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run(args: string[], timeoutMs = 120_000, reportDir?: string): Promise<ChildRun> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the run ${args.join(' ')} did not end within ${timeoutMs} ms`)), timeoutMs);
+      });
+      return await Promise.race([runCommandLine(args, reportDir), late]);
+    } finally {
+      clearTimeout(timer);
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
