@@ -1,4 +1,4 @@
-# The reference implementation of the service, run with tsx (no build step).
+# The reference implementation of the service, compiled (npm run build writes dist/ first).
 #
 #   docker build -t canvas-reference .                      # registry + npm available
 #   podman build --build-arg BASE_IMAGE=localhost/canvas-node-base \
@@ -52,11 +52,11 @@ WORKDIR /app
 RUN (id -u node >/dev/null 2>&1 || useradd --uid 1000 --user-group --create-home node) \
  && mkdir -p /data && chown node:node /data
 COPY --from=node-modules /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY fixtures/reference-server ./fixtures/reference-server
-COPY fixtures/smtp-sink ./fixtures/smtp-sink
+COPY package.json ./
+COPY dist/fixtures/reference-server ./dist/fixtures/reference-server
+COPY dist/fixtures/smtp-sink ./dist/fixtures/smtp-sink
 # The service uses only the harness's bottom layer (option parsing), never the harness itself.
-COPY src/kit ./src/kit
+COPY dist/src/kit ./dist/src/kit
 USER node
 EXPOSE 8080
 # What the image was built from (src/targets/image-fingerprint.ts): the container target skips a build
@@ -65,4 +65,4 @@ ARG SOURCE_FINGERPRINT=unknown
 LABEL org.canvas-harness.fingerprint=${SOURCE_FINGERPRINT}
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes
 # cleanly on it). Compose overrides this command for the balancer and sink.
-CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "fixtures/reference-server/main.ts", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["node", "--max-semi-space-size=32", "dist/fixtures/reference-server/main.js", "--host", "0.0.0.0", "--port", "8080"]

@@ -3,7 +3,6 @@
  * or the repository's image in a container. Every kind passes the safety guard and is announced on stderr
  * before the first request.
  */
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
 import { spawnServerChild } from '../src/kit/server-child.js';
@@ -12,6 +11,7 @@ import { startReferenceContainer } from '../src/targets/container.js';
 import { TargetError } from '../src/targets/target.js';
 import { assertLoadTarget } from './safety.js';
 import { MCP_PATH } from './scenarios.js';
+import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 
 export type LoadTargetKind = 'embedded' | 'url' | 'container';
 export const LOAD_TARGET_KINDS: readonly LoadTargetKind[] = ['embedded', 'url', 'container'];
@@ -44,7 +44,7 @@ export interface LoadTarget {
   close(): Promise<void>;
 }
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 
 /** Load runs must measure the service, not the plan: bootstrapped workspaces get no rate limit by default. */
 export const UNTHROTTLED: ConfigOverrides = { bootstrapPlan: 'unlimited', bootstrapRateLimit: { ratePerSecond: 1000, burst: 1000 } };
@@ -79,7 +79,7 @@ export async function prepareLoadTarget(options: LoadTargetOptions): Promise<Loa
 
   const child = await spawnServerChild({
     name: 'reference server',
-    script: fileURLToPath(new URL('./reference-child.ts', import.meta.url)),
+    script: 'load/reference-child.ts',
     cwd: ROOT,
     nodeArgs: ['--max-semi-space-size=32'],
     args: ['--config', JSON.stringify(reference), ...(options.mutant ? ['--mutant', options.mutant] : [])],

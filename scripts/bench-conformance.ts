@@ -1,15 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
 import type { Results } from '../src/results.js';
 import { searchTotals } from '../src/reports/property-text.js';
+import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 
-const FIGURES = join(fileURLToPath(new URL('.', import.meta.url)), 'figures', 'conformance.json');
+const FIGURES = join(PACKAGE_ROOT, 'scripts', 'figures', 'conformance.json');
 const TARGET_S = 10;
 /** A median wall time this much above the committed one is a regression. */
 const TOLERANCE = 0.2;

@@ -17,7 +17,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { enumOption, numberOption } from '../src/kit/options.js';
@@ -27,6 +26,7 @@ import { prepareLoadTarget } from '../load/target.js';
 import { killAllChildren, spawnServerChild } from '../src/kit/server-child.js';
 import { runWrk, type WrkResult } from './bench/wrk.js';
 import { fixed, int, renderTable } from './bench/table.js';
+import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 
 const TARGET = 0.8;
 const USAGE = `Usage: npm run bench:load -- [--duration <s>] [--connections <n>] [--rounds <n>] [--wrk-threads <n>]
@@ -45,7 +45,7 @@ const USAGE = `Usage: npm run bench:load -- [--duration <s>] [--connections <n>]
 
 ${exitStatus('target met and no errors', 'target missed or a run had errors', 'a benchmark that does not finish')}`;
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const { settings, replyKind, jsonPath } = readCommandLine({ usage: USAGE }, () => {
   const { values } = parseCommandLine(USAGE, {
     duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' }, 'wrk-threads': { type: 'string' },

@@ -11,7 +11,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, type SourceMapPayload } from 'node:module';
 import { cpus, platform, arch, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption, UsageError } from '../src/kit/options.js';
@@ -21,6 +20,7 @@ import { killAllChildren, spawnServerChild, type ServerChild } from '../src/kit/
 import type { CannedReply } from '../src/kit/child-protocol.js';
 import { systemCpu } from './bench/system-cpu.js';
 import { fixed, int, pct, renderTable } from './bench/table.js';
+import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 
 const TARGET = 0.5;
 const WARMUP_S = 1;
@@ -38,7 +38,7 @@ the same reply bytes, on 127.0.0.1, and checks reference/bare >= ${TARGET}.
 
 ${exitStatus('valid and target met', 'target missed or run invalid (any non-2xx or error reply)', 'a benchmark that does not finish')}`;
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const MCP_PATH = '/api/mcp/v1';
 const TOOLS_LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 

@@ -16,6 +16,8 @@ fi
 # node-gyp compiles better-sqlite3 against the installed Node's headers instead of downloading them.
 if [ -d /usr/include/node ]; then export npm_config_nodedir=/usr; fi
 npm ci --no-audit --no-fund
+# Compiled once: every command runs node on dist/ (tsc -p tsconfig.build.json).
+npm run --silent build
 
 bash scripts/setup-browser.sh
 bash scripts/setup-containers.sh

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { searchReporter } from './budget/run-ledger.js';
-import { runPacer } from './budget/pacer.js';
 import { requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openLedger } from './budget/run-ledger.js';
 import { takeSpent } from './budget/tally.js';
 import { CATALOG, requirement } from './catalog/index.js';
@@ -29,8 +28,9 @@ import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { runKeys } from './wire/key-sightings.js';
 import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
+import { PACKAGE_ROOT } from './kit/package-root.js';
 
-export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const ROOT = PACKAGE_ROOT;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from './run-options.js';
@@ -93,7 +93,9 @@ async function runInScope(options: RunOptions): Promise<Results> {
   if (!CATALOG.some(selected)) throw new TargetError(`${[options.only.length > 0 && `--only ${options.only.join(',')}`, options.clients && `--clients ${options.clients.join(',')}`].filter(Boolean).join(' with ')} selects no requirement`);
   const startedAt = new Date();
   const started = performance.now();
-  const definitions = await loadChecks();
+  // The suites load while the target starts (the embedded server starts in a thread of its own).
+  const loading = loadChecks();
+  loading.catch(() => {}); // awaited below; a target that fails first must not leave it unhandled
   // Deployments get a bounded budget; the embedded target is ours and its limits are set for the suites.
   const owned = options.target === 'embedded' || (options.target === 'stdio' && !options.baseUrl);
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
@@ -103,6 +105,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
+  const definitions = await loading;
   runKeys().configure(target.info);
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';

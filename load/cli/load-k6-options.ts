@@ -3,7 +3,6 @@
  * (load/cli/load-k6.ts) so that the tests can judge bad input without a process per case.
  */
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../../src/kit/command-line.js';
 import { exitStatus } from '../../src/kit/main.js';
 import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
@@ -14,8 +13,9 @@ import { readInputs, scenarioVus, type Inputs } from '../k6/inputs.ts';
 import { CAPS, capProblem } from '../safety.js';
 import { SCENARIOS } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 
 export const LOAD_K6_USAGE = `Usage: npm run load:k6 -- [options]
 

@@ -6,14 +6,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { main } from '../../src/kit/main.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
 import { loadSecrets } from '../report/load-report.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_K6_USAGE, readLoadK6Options, type LoadK6Options } from './load-k6-options.js';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
 
 /** The pinned k6, built by the project script when missing or another version (a no-op otherwise). */

@@ -4,7 +4,7 @@
  * (and a baseline), and writes load.json, load.md, load.html and load-junit.xml.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { resolve, join } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
@@ -18,12 +18,13 @@ import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { BUILTIN_THRESHOLD, evaluateThresholds, parseThreshold } from '../report/thresholds.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_USAGE, readLoadOptions, type LoadOptions } from './load-options.js';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
 /** Per-request deadline: a reply not complete by then is a timeout (a stream that never ends). */
 const TIMEOUT_S = 10;
 
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 // ---- the run
 

@@ -1,11 +1,13 @@
+import { join } from 'node:path';
 /** load.json: written as is, and read back (a baseline) only when it matches reports/load.schema.json. */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { LoadReport } from './load-results.js';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
 export const LOAD_JSON = 'load.json';
-export const LOAD_SCHEMA_PATH = new URL('../../reports/load.schema.json', import.meta.url);
+export const LOAD_SCHEMA_PATH = join(PACKAGE_ROOT, 'reports/load.schema.json');
 
 let validate: ValidateFunction | undefined;
 

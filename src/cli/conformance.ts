@@ -1,3 +1,5 @@
+// First: the embedded server's thread loads its modules while the harness loads its own.
+import './warm-embedded.js';
 import { join, resolve } from 'node:path';
 import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js';
 import { githubAnnotations } from '../reports/github.js';
@@ -17,7 +19,7 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   secrets = conformanceSecrets(options);
   if (!quiet) console.error(scrubLine(startLine, secrets));
   // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
-  // Loaded once the command line is read: vitest and the harness take a second to load, bad usage need not wait.
+  // Loaded once the command line is read: the harness takes a few tenths of a second to load, bad usage need not wait.
   const { runConformance } = await import('../run.js');
   const results = await runConformance(options);
   const t = results.totals;

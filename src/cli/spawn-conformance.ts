@@ -2,18 +2,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TSX_IMPORTS } from '../kit/tsx-imports.js';
 import type { Results } from '../results.js';
+import { program } from '../kit/package-root.js';
 
-/** node's arguments for the conformance command, as package.json's "conformance" script gives them. */
-export const CONFORMANCE_NODE_ARGS = ['--max-semi-space-size=32', ...TSX_IMPORTS];
+/** node's flags for the conformance command, as package.json's "conformance" script gives them. */
+export const CONFORMANCE_NODE_ARGS = ['--max-semi-space-size=32'];
 
 export interface ChildRun { code: number | null; stdout: string; stderr: string; results?: Results; reportDir: string; durationMs: number }
 
 /** Runs the conformance command in a child process (a fresh report dir unless given); returns exit code, output and results.json. */
 export async function runConformanceChild(args: string[], timeoutMs = 120_000, reportDir = mkdtempSync(join(tmpdir(), 'conformance-')), env: Record<string, string> = {}): Promise<ChildRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...CONFORMANCE_NODE_ARGS, 'src/cli/conformance.ts', '--report-dir', reportDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...CONFORMANCE_NODE_ARGS, program('src/cli/conformance.ts'), '--report-dir', reportDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bundled } from './bundle.js';
 import type { Revision } from '../catalog/types.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { program } from '../kit/package-root.js';
 
 /**
  * The official MCP SDK clients of the interop matrix (`src/interop/clients/README.md` is their contract):
@@ -11,7 +11,7 @@ import type { Revision } from '../catalog/types.js';
  * A client whose runtime is missing is not testable with that reason, never skipped in silence.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const CLIENTS_DIR = join(ROOT, 'src/interop/clients');
 const SETUP = 'bash scripts/setup-interop.sh';
 
@@ -56,17 +56,17 @@ function resolvable(spec: string): boolean {
 const TOOLS = process.env.MCP_INTEROP_TOOLS ?? join(ROOT, '.tools');
 const VENV_PYTHON = join(TOOLS, 'venv/bin/python');
 const GO_BINARY = join(TOOLS, 'bin/interop-go');
-const node = (file: string, name: string) => async () => ({ command: process.execPath, args: [await bundled(`src/interop/clients/${file}`, name)] });
+const node = (file: string) => async () => ({ command: process.execPath, args: [program(`src/interop/clients/${file}`)] });
 
 export const CLIENTS: Record<ClientId, InteropClient> = {
   'ts-v1': {
-    id: 'ts-v1', sdk: '@modelcontextprotocol/sdk 1.32.2 (TypeScript SDK v1)', launch: node('ts-v1.ts', 'ts-v1'),
+    id: 'ts-v1', sdk: '@modelcontextprotocol/sdk 1.32.2 (TypeScript SDK v1)', launch: node('ts-v1.ts'),
     missing: () => (resolvable('@modelcontextprotocol/sdk/client/index.js') ? undefined : '@modelcontextprotocol/sdk is not installed in node_modules'),
     install: 'npm ci',
     speaks: legacyByDefault(false),
   },
   'ts-v2': {
-    id: 'ts-v2', sdk: '@modelcontextprotocol/client 2.4.0 (TypeScript SDK v2)', launch: node('ts-v2.ts', 'ts-v2'),
+    id: 'ts-v2', sdk: '@modelcontextprotocol/client 2.4.0 (TypeScript SDK v2)', launch: node('ts-v2.ts'),
     missing: () => (resolvable('@modelcontextprotocol/client') ? undefined : '@modelcontextprotocol/client is not installed in node_modules'),
     install: 'npm ci',
     speaks: legacyByDefault(true),

@@ -220,14 +220,18 @@ export class SpellingMatcher {
 }
 
 const cache = new Map<string, SpellingMatcher>();
+/** The last list asked for: the wire client asks with the same secrets request after request. */
+let last: { secrets: readonly string[]; matcher: SpellingMatcher } | undefined;
 
 /** The matcher for a list of secrets, built once per distinct list (the wire client asks per exchange). */
 export function matcherFor(secrets: readonly string[]): SpellingMatcher {
+  if (last && last.secrets.length === secrets.length && last.secrets.every((x, i) => x === secrets[i])) return last.matcher;
   const id = secrets.join('\u0000');
   let m = cache.get(id);
   if (!m) {
     if (cache.size >= 32) cache.delete(cache.keys().next().value!);
     cache.set(id, (m = new SpellingMatcher(secrets)));
   }
+  last = { secrets: [...secrets], matcher: m };
   return m;
 }

@@ -1,7 +1,7 @@
-/** The parent side: spawn a server child (`node <TSX_IMPORTS> <script>`), wait for its URL, ask its CPU time, stop it. */
+/** The parent side: spawn a server child (`node <its compiled script>`), wait for its URL, ask its CPU time, stop it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
-import { TSX_IMPORTS } from './tsx-imports.js';
+import { program } from './package-root.js';
 
 export interface ServerChild {
   readonly name: string;
@@ -17,9 +17,9 @@ export interface ServerChild {
 
 export interface SpawnOptions {
   name: string;
-  /** Absolute path of the child's .ts entry. */
+  /** The child's entry, as a source path (absolute, or relative to the package): its compiled program runs. */
   script: string;
-  /** Repository root: the cwd, from which tsx resolves. */
+  /** The child's working directory. */
   cwd: string;
   nodeArgs?: string[];
   args?: string[];
@@ -40,7 +40,7 @@ function post(child: ChildProcess, message: ToChild): void {
 
 export function spawnServerChild(options: SpawnOptions): Promise<ServerChild> {
   const { name } = options;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX_IMPORTS, options.script, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), program(options.script), ...(options.args ?? [])], {
     cwd: options.cwd,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -10,10 +10,10 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { TargetError } from './target.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const SCRIPT = join(ROOT, 'scripts', 'podman-socket.sh');
 
 export const CONTAINER_SETUP_HINT = 'Prepare the machine first (as root): scripts/setup-containers.sh && scripts/build-base-image.sh '

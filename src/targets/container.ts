@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
 import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
@@ -15,8 +14,9 @@ import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
 import { withMachineLock } from './build-lock.js';
 import { endingOnSignal } from '../kit/main.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const IMAGE = 'localhost/canvas-reference:conformance';
 const DB = '/data/conformance.sqlite';
 const CONFIG_PATH = '/tmp/conformance-config.json';
@@ -186,7 +186,7 @@ async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): P
   try {
     container = await (await loopbackContainer(image, [{ container: 8080, host: port }]))
       .withCopyContentToContainer([{ content: JSON.stringify({ ...config, dbPath: DB, publicBaseUrl: baseUrl }), target: CONFIG_PATH, mode: 0o644 }])
-      .withCommand(['node', '--max-semi-space-size=32', '--import', 'tsx', 'fixtures/reference-server/main.ts', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
+      .withCommand(['node', '--max-semi-space-size=32', 'dist/fixtures/reference-server/main.js', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
       .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
       .withStartupTimeout(60_000)
       .start();
@@ -246,7 +246,7 @@ async function revokedKeyIn(container: { exec: Exec }, baseUrl: string, timeoutM
   });
   const body = (await res.body.json()) as { apiKey?: unknown };
   if (typeof body.apiKey !== 'string') throw new Error(`bootstrap answered ${res.statusCode} without apiKey`);
-  const admin = ['node', '--import', 'tsx', 'fixtures/reference-server/admin.ts'];
+  const admin = ['node', 'dist/fixtures/reference-server/admin.js'];
   const listed = await container.exec([...admin, 'key', 'list', '--db', DB]);
   if (listed.exitCode !== 0) throw new Error(`admin key list exited ${listed.exitCode}: ${listed.stderr.trim()}`);
   const row = listed.stdout.split('\n').map((l) => {

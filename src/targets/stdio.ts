@@ -1,30 +1,27 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TargetInfo } from '../target-info.js';
 import { isObject } from '../tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
-import { bundled } from '../interop/bundle.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { compiled, program } from '../kit/package-root.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 
 /** What the stdio target adds to a run's options (`--stdio-command`). */
 export interface StdioRunOptions {
   stdioCommand?: string;
 }
 
-/** The repository's own proxy; `node` is this very node binary. */
+/** The repository's own proxy, compiled (dist/); `node` is this very node binary. */
 const DEFAULT_STDIO_ENTRY = 'fixtures/reference-server/stdio-proxy/main.ts';
-export const DEFAULT_STDIO_COMMAND = `node --import tsx ${DEFAULT_STDIO_ENTRY}`;
+export const DEFAULT_STDIO_COMMAND = `node ${compiled(DEFAULT_STDIO_ENTRY)}`;
 
-/**
- * The repository's own proxy as the harness runs it: bundled, on this node. `node --import tsx` costs about a
- * second of CPU per start, and a run starts a dozen (src/interop/bundle.ts rebuilds the bundle when a source changes).
- */
+/** The repository's own proxy as the harness runs it: its compiled program, on this node. */
 export async function ownProxyCommand(): Promise<[string, string]> {
-  return [process.execPath, await bundled(DEFAULT_STDIO_ENTRY, 'stdio-proxy')];
+  return [process.execPath, program(DEFAULT_STDIO_ENTRY)];
 }
 
 /**
@@ -41,7 +38,7 @@ export async function prepareStdio(http: PreparedTarget, commandLine = DEFAULT_S
     if (!command) throw new TargetError('--stdio-command is empty');
     if (command === 'node') command = process.execPath;
     if (!findExecutable(command)) throw new TargetError(`--stdio-command: "${command}" is not an executable file or a command on PATH`);
-    // The repository's own proxy, however its command line is spaced, runs bundled.
+    // The repository's own proxy, however its command line is spaced, runs on this very node.
     if (command === process.execPath && args.join(' ') === splitCommandLine(DEFAULT_STDIO_COMMAND).slice(1).join(' ')) {
       [command, ...args] = await ownProxyCommand();
     }

@@ -140,7 +140,7 @@ export class WireClient {
     // The keys this process learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
     let secrets = [...this.secrets(), ...runKeys().redaction()];
     const record: Exchange = {
-      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: clip(redact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets)) }) },
+      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: keptRedacted(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets) }) },
       startedAt: new Date().toISOString(),
     };
     this.log.push(record);
@@ -200,7 +200,7 @@ export class WireClient {
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
         ...((bytes.bom || !bytes.utf8) && { bytes }),
-        ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: clip(redact(e.data, secrets)) })) } : { body: clip(redact(text, secrets)) }),
+        ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: keptRedacted(e.data, secrets) })) } : { body: keptRedacted(text, secrets) }),
       };
       inspected = {
         url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
@@ -249,4 +249,15 @@ export const LOGGED_BODY_LIMIT = 4096;
 /** A body or event as the wire log keeps it: cut at LOGGED_BODY_LIMIT, saying how much was left out. */
 export function clip(text: string): string {
   return text.length <= LOGGED_BODY_LIMIT ? text : `${text.slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`;
+}
+
+/**
+ * A body or event as the wire log keeps it, redacted: only the part the log keeps is searched for secrets
+ * (a tools/list or a stream may be many times the limit), with a margin longer than any secret, so that none
+ * is cut in half at the limit and half of it kept.
+ */
+export function keptRedacted(text: string, secrets: readonly string[]): string {
+  const margin = Math.max(1024, ...secrets.map((x) => 4 * x.length)); // a secret's longest spelling (percent-encoded) stays within 4x
+  if (text.length <= LOGGED_BODY_LIMIT + margin) return clip(redact(text, secrets));
+  return `${redact(text.slice(0, LOGGED_BODY_LIMIT + margin), secrets).slice(0, LOGGED_BODY_LIMIT)}… [${text.length - LOGGED_BODY_LIMIT} more characters]`;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 import { ensureReferenceImage } from '../../src/targets/container.js';
 
 // Statelessness under load: the compose file's two replicas (one SQLite file) behind its round-robin
@@ -40,7 +40,7 @@ async function upstreamCounts(): Promise<number[]> {
 /** `npm run load` through the balancer with a key in the environment (never on the command line). */
 async function load(apiKey: string, reportDir: string, seconds: number): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...TSX_IMPORTS, 'load/cli/load.ts', '--target', 'url', '--base-url', BALANCER,
+    const { stdout, stderr } = await run(process.execPath, [program('load/cli/load.ts'), '--target', 'url', '--base-url', BALANCER,
       '--scenario', 'mix', '--duration', String(seconds), '--connections', '8', '--threshold', 'errors==0', '--report-dir', reportDir, '--quiet'],
     { cwd: ROOT, env: { ...env, MCP_API_KEY: apiKey }, timeout: 60_000 });
     return { code: 0, stdout, stderr };
@@ -69,7 +69,7 @@ beforeAll(async () => {
   }
   // A key on a plan without a rate limit, minted as an admin would (the admin command in a replica):
   // the bootstrap plan would throttle a load run, which is not what this test is about.
-  const admin = ['exec', `${PROJECT}_replica-a_1`, 'node', '--import', 'tsx', 'fixtures/reference-server/admin.ts'];
+  const admin = ['exec', `${PROJECT}_replica-a_1`, 'node', 'dist/fixtures/reference-server/admin.js'];
   const ws = JSON.parse((await podman(...admin, 'workspace', 'create', '--db', '/data/canvas.db', '--name', 'load', '--plan', 'unlimited')).stdout) as { workspace: { id: string } };
   apiKey = (JSON.parse((await podman(...admin, 'key', 'mint', '--db', '/data/canvas.db', '--workspace', ws.workspace.id, '--label', 'compose load test')).stdout) as { apiKey: string }).apiKey;
 }, 400_000);

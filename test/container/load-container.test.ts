@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 
 // `npm run load -- --target container`: testcontainers builds the repository's Dockerfile, runs it over
 // podman's Docker-compatible socket (DOCKER_HOST; the global setup starts it), and the load runs against
@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('load against the container target', () => {
   it('builds the image, runs it and loads a stateless and a streaming scenario with zero errors', async () => {
-    const { stdout, stderr } = await run(process.execPath, [...TSX_IMPORTS, 'load/cli/load.ts', '--target', 'container',
+    const { stdout, stderr } = await run(process.execPath, [program('load/cli/load.ts'), '--target', 'container',
       '--scenario', 'tools-list,schedule-preview', '--duration', '2', '--connections', '4', '--threshold', 'errors==0', '--report-dir', dir, '--quiet'],
     { cwd: ROOT, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
     // The target is announced before any traffic.

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { STDIO_BROKEN_PROXY, STDIO_CLIENT_FAULTS } from '../../fixtures/mutants/stdio.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { CLIENT_IDS, CLIENTS } from '../../src/interop/clients.js';
+import { program } from '../../src/kit/package-root.js';
 
 /**
  * The interop matrix as a user meets it: every client against the reference passes and shows in the reports'
@@ -54,7 +55,7 @@ describe.concurrent('interop matrix', () => {
   // Broken stdio proxies (fixtures/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on
   // (STDIO_CLIENT_FAULTS): each fault fails exactly the stdio rows it declares, and the others read through it.
   it.each(STDIO_CLIENT_FAULTS.map((f) => [f.fault, f.violates] as const))('a stdio proxy with the fault "%s" fails %j only', async (fault, violates) => {
-    const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node --import tsx ${STDIO_BROKEN_PROXY} --fault ${fault}`], 180_000);
+    const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node ${program(STDIO_BROKEN_PROXY)} --fault ${fault}`], 180_000);
     const failing = run.results!.requirements.filter((r) => r.status === 'fail').map((r) => r.id).sort();
     expect(failing, run.stderr.slice(-2000)).toEqual([...violates].sort());
     expect(run.code).toBe(1);

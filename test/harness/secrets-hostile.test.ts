@@ -11,7 +11,7 @@ import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { conformanceSecrets } from '../../src/reports/index.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 import { rewriteResponse, tryParse } from '../../fixtures/mutants/intercept.js';
 import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { keyLeaks } from '../helpers/key-leaks.js';
@@ -135,10 +135,10 @@ function keeping(minted: string[], inner: Middleware): Middleware {
   };
 }
 
-/** `node <TSX_IMPORTS> <script> <args>` (no shell: nothing re-quoted), as the package scripts run. */
+/** `node <the compiled script> <args>` (no shell: nothing re-quoted), as the package scripts run. */
 function runNode(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...TSX_IMPORTS, script, ...args], { cwd: ROOT, env: { ...process.env, MCP_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+    execFile(process.execPath, [program(script), ...args], { cwd: ROOT, env: { ...process.env, MCP_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

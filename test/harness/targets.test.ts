@@ -9,7 +9,7 @@ import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.j
 import { CATALOG } from '../../src/catalog/index.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { ConformanceRuns } from '../../src/cli/in-process.js';
-import { bundled } from '../../src/interop/bundle.js';
+import { program } from '../../src/kit/package-root.js';
 import type { Results } from '../../src/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
@@ -116,7 +116,7 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
   // a second of CPU in each of the dozen sessions a run starts.
   let broken: string;
   beforeAll(async () => {
-    broken = `node ${await bundled(STDIO_BROKEN_PROXY, 'stdio-broken-proxy')}`;
+    broken = `node ${program(STDIO_BROKEN_PROXY)}`;
   });
 
   it('--target stdio --only stdio: the repository\'s proxy passes every stdio requirement', async () => {

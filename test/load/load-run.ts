@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadReport } from '../../load/report/load-results.js';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,7 +18,7 @@ export interface LoadRun {
 export function runLoad(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<LoadRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/load.ts', ...args], {
+    execFile(process.execPath, [program('load/cli/load.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, MCP_API_KEY: '', ...options.env },
       timeout: options.timeoutMs ?? 90_000,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 import { PROBE_USAGE, readProbeOptions } from '../../load/cli/probe-options.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
@@ -19,7 +19,7 @@ interface Run { code: number; stdout: string; stderr: string }
 
 function probe(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
+    execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rateLimitMutants } from '../../fixtures/mutants/rate-limit.js';
 import { VERDICTS } from '../../load/probe/analysis.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
-import { TSX_IMPORTS } from '../../src/kit/tsx-imports.js';
+import { program } from '../../src/kit/package-root.js';
 
 // Every verdict of the probe must be able to fail: each broken variant of the reference's rate limiting
 // (fixtures/mutants/rate-limit.ts) makes the probe exit 1 with the verdict it violates failing (and, where the
@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function probe(args: string[], reportDir: string): Promise<{ code: number; stdout: string; stderr: string; result: ProbeResult; files: string[] }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...TSX_IMPORTS, 'load/cli/probe-rate-limit.ts', ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       try {
         const files = readdirSync(reportDir).map((f) => readFileSync(join(reportDir, f), 'utf8'));

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATS_PATH, startBalancer, type Balancer } from '../../fixtures/reference-server/balancer.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, finalMessage, post } from '../helpers/mcp-http.js';
+import { program } from '../../src/kit/package-root.js';
 
 // Statelessness: two replicas sharing one SQLite file behind a round-robin
 // balancer must behave as one service, whichever replica serves a request.
@@ -129,7 +130,7 @@ describe('balancer', () => {
   });
 
   it('runs as a command: prints its URL and proxies', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', BALANCER, '--upstream', a.baseUrl, '--upstream', b.baseUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [program(BALANCER), '--upstream', a.baseUrl, '--upstream', b.baseUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const [url] = await Promise.race([
         createInterface({ input: child.stdout })[Symbol.asyncIterator]().next().then((r) => [r.value as string]),
@@ -145,7 +146,7 @@ describe('balancer', () => {
   });
 
   it('exits 2 with a message on an unknown option', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', BALANCER, '--upstream', a.baseUrl, '--bogus'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [program(BALANCER), '--upstream', a.baseUrl, '--bogus'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -8,6 +8,7 @@ import { describe as describeLine } from '../../fixtures/reference-server/stdio-
 import { LineSplitter, type Line } from '../../fixtures/reference-server/stdio-proxy/lines.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, post } from '../helpers/mcp-http.js';
+import { program } from '../../src/kit/package-root.js';
 
 /**
  * The stdio proxy as a child process (`node --import tsx .../stdio-proxy/main.ts`) against in-process
@@ -117,7 +118,7 @@ function spawnProxy(opts: { url?: string; key?: string; args?: string[] } = {}):
   delete env.CANVAS_API_KEY;
   if (opts.url !== undefined) env.CANVAS_MCP_URL = opts.url;
   if (opts.key !== undefined) env.CANVAS_API_KEY = opts.key;
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...(opts.args ?? [])], { cwd: ROOT, env, stdio: 'pipe' });
+  const child = spawn(process.execPath, [program(ENTRY), ...(opts.args ?? [])], { cwd: ROOT, env, stdio: 'pipe' });
   const p = new ProxyProcess(child);
   spawned.push(p);
   return p;
