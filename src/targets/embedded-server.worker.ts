@@ -3,34 +3,44 @@ import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { startMailSink } from '../../fixtures/smtp-sink/mail-sink.js';
 import { startAdminChannel } from './admin-channel.js';
-import type { EmbeddedServerData, EmbeddedServerReady } from './embedded-thread.js';
+import type { ToServerThread, FromServerThread } from './embedded-thread.js';
 
 /**
- * The embedded target's reference server, in a thread of its own (src/targets/embedded-thread.ts starts it):
- * the service never shares an event loop with the harness that judges it, so a burst or a stream's timing is
- * the service's, not the harness's. Its modules load as soon as the thread starts; the server starts when
- * told how (a mutant or none), with the harness's own mail sink beside it, answers once with its addresses
- * (or why it could not start),
- * and closes when told.
+ * The thread that serves the embedded target's reference servers (src/targets/embedded-thread.ts starts it,
+ * one per process): the service never shares an event loop with the harness that judges it, so a burst or
+ * a stream's timing is the service's, not the harness's. Its modules load once, when the thread starts; each
+ * run then asks for a server of its own (a fresh store, the harness's own mail sink beside it, a mutant or
+ * none) and closes it when done.
  */
 const port = parentPort!;
+const running = new Map<number, () => Promise<void>>();
 
-port.once('message', async ({ mutant }: EmbeddedServerData) => {
+async function start(id: number, mutant: string | undefined): Promise<FromServerThread> {
+  const m = mutant ? (await import('../../fixtures/mutants/index.js')).mutant(mutant) : undefined;
+  // The human's mailbox: the harness's own SMTP sink, beside the server (the harness reads it over HTTP).
+  const sink = await startMailSink();
   try {
-    const m = mutant ? (await import('../../fixtures/mutants/index.js')).mutant(mutant) : undefined;
-    // The human's mailbox: the harness's own SMTP sink, beside the server (the harness reads it over HTTP).
-    const sink = await startMailSink();
     const server = await startReferenceServer({ ...CONFORMANCE_CONFIG, mail: { smtpUrl: `smtp://127.0.0.1:${sink.smtpPort}` }, ...m?.config }, { middleware: m?.middleware });
     const admin = await startAdminChannel(server.store, server.config);
-    port.once('message', async () => {
+    running.set(id, async () => {
       await admin.close();
       await server.close();
       await sink.close();
-      port.close();
     });
-    port.postMessage({ baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, mailboxUrl: sink.messagesUrl, admin: { url: admin.url, token: admin.token } } satisfies EmbeddedServerReady);
+    return { id, baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, mailboxUrl: sink.messagesUrl, admin: { url: admin.url, token: admin.token } };
   } catch (err) {
-    port.postMessage({ error: err instanceof Error ? err.message : String(err) } satisfies EmbeddedServerReady);
-    port.close();
+    await sink.close();
+    throw err;
   }
+}
+
+port.on('message', async (message: ToServerThread) => {
+  if (message.type === 'start') {
+    port.postMessage(await start(message.id, message.mutant).catch((err: unknown): FromServerThread => ({ id: message.id, error: err instanceof Error ? err.message : String(err) })));
+    return;
+  }
+  const close = running.get(message.id);
+  running.delete(message.id);
+  await close?.().catch(() => undefined);
+  port.postMessage({ id: message.id, closed: true } satisfies FromServerThread);
 });

@@ -1,48 +1,89 @@
 import { Worker } from 'node:worker_threads';
 import { program } from '../kit/package-root.js';
 
-/** How the embedded server starts: a deliberately broken variant to start instead of the reference, or none. */
-export interface EmbeddedServerData { mutant?: string }
-/** The server's addresses, its mailbox's (the harness's SMTP sink, read over HTTP) and its admin channel's. */
-export type EmbeddedServerReady =
-  | { baseUrl: string; mcpUrl: string; mailboxUrl: string; admin: { url: string; token: string } }
-  | { error: string };
+export type ToServerThread = { type: 'start'; id: number; mutant?: string } | { type: 'close'; id: number };
+/** A server's addresses, its mailbox's (the harness's SMTP sink, read over HTTP) and its admin channel's. */
+export type FromServerThread =
+  | { id: number; baseUrl: string; mcpUrl: string; mailboxUrl: string; admin: { url: string; token: string } }
+  | { id: number; error: string }
+  | { id: number; closed: true };
 
 export interface ServerThread { baseUrl: string; mcpUrl: string; mailboxUrl: string; admin: { url: string; token: string }; close(): Promise<void> }
 
-/** The compiled thread, whoever starts it (a command, or a test from the TypeScript sources). */
-const newThread = () => new Worker(program('src/targets/embedded-server.worker.ts'), { execArgv: [] });
+/** The process's server thread (src/targets/embedded-server.worker.ts), started on first need. */
+let host: { worker: Worker; waiting: Map<number, (reply: FromServerThread) => void> } | undefined;
+let nextId = 1;
+/** Servers started and not closed, and requests not answered: while any, the thread keeps the process alive. */
+let busy = 0;
 
-let warm: Worker | undefined;
-
-/**
- * Starts the server's thread now, for a run about to start: the server's modules (a few tenths of a second)
- * load while the harness's do. The next `startServerThread` takes it.
- */
-export function warmServerThread(): void {
-  warm ??= newThread();
+function hold(delta: 1 | -1): void {
+  busy += delta;
+  if (busy > 0) host?.worker.ref();
+  else host?.worker.unref();
 }
 
-/** Starts the embedded reference server in its thread and waits for its addresses. */
-export async function startServerThread(data: EmbeddedServerData): Promise<ServerThread> {
-  const worker = warm ?? newThread();
-  warm = undefined;
-  const ready = await new Promise<EmbeddedServerReady>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the embedded reference server's thread exited (code ${code}) before it was ready`)));
-    worker.postMessage(data);
+function serverHost(): NonNullable<typeof host> {
+  if (host) return host;
+  // The compiled thread, whoever starts it (a command, or a test from the TypeScript sources).
+  const worker = new Worker(program('src/targets/embedded-server.worker.ts'), { execArgv: [] });
+  const waiting = new Map<number, (reply: FromServerThread) => void>();
+  worker.on('message', (reply: FromServerThread) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
   });
-  if ('error' in ready) {
-    await worker.terminate();
-    throw new Error(`the embedded reference server did not start: ${ready.error}`);
+  const fail = (err: Error) => {
+    for (const settle of waiting.values()) settle({ id: 0, error: `the embedded reference servers' thread stopped: ${err.message}` });
+    waiting.clear();
+    host = undefined;
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`it exited with code ${code}`)));
+  host = { worker, waiting };
+  // Idle, the thread never keeps the process alive: a command ends when its run does.
+  if (busy === 0) worker.unref();
+  return host;
+}
+
+async function ask(message: ToServerThread): Promise<FromServerThread> {
+  const h = serverHost();
+  hold(1);
+  try {
+    return await new Promise((resolve) => {
+      h.waiting.set(message.id, resolve);
+      h.worker.postMessage(message);
+    });
+  } finally {
+    hold(-1);
   }
+}
+
+/**
+ * Starts the server thread now, for a run about to start: the server's modules (a few tenths of a second)
+ * load while the harness's do.
+ */
+export function warmServerThread(): void {
+  serverHost();
+}
+
+/** Starts an embedded reference server (the reference, or the named mutant) in the server thread. */
+export async function startServerThread(mutant?: string): Promise<ServerThread> {
+  const id = nextId++;
+  const ready = await ask({ type: 'start', id, ...(mutant && { mutant }) });
+  if ('error' in ready) throw new Error(`the embedded reference server did not start: ${ready.error}`);
+  if ('closed' in ready) throw new Error('the embedded reference server closed before it started');
+  const { baseUrl, mcpUrl, mailboxUrl, admin } = ready;
+  hold(1);
+  let closed = false;
   return {
-    ...ready,
+    baseUrl, mcpUrl, mailboxUrl, admin,
     async close() {
-      const closed = new Promise((resolve) => worker.once('exit', resolve));
-      worker.postMessage('close');
-      await closed;
+      if (closed) return;
+      closed = true;
+      try {
+        await ask({ type: 'close', id });
+      } finally {
+        hold(-1);
+      }
     },
   };
 }
