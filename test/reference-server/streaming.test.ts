@@ -64,7 +64,8 @@ describe.each(streamingCalls)('%s streams', (name, args) => {
     const reply = await post(server.mcpUrl, call(name, args(), { progressToken: 'timing' }), { key });
     const times = reply.events!.map((e) => e.at);
     // With STEPS pauses of DELAY ms, the first event arrives well before the last.
-    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual((STEPS - 1) * DELAY * 0.8);
+    // Half the pauses at least: a loaded machine may deliver the first event late, but a flush at the end spreads nothing.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual((STEPS - 1) * DELAY * 0.5);
   });
 });
 
