@@ -1,0 +1,66 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+
+/**
+ * The project as it ships: `npm pack`, then the tarball installed with `npm ci --omit=dev` into an empty
+ * directory (the lock file beside it, since npm never packs one), and every command run from its compiled
+ * dist/ with no dev dependency present: no tsx, no TypeScript, no vitest. better-sqlite3's native binding is
+ * copied from this checkout's build instead of compiled again (the same node; a build costs a minute).
+ */
+describe('the packed project, installed without dev dependencies', () => {
+  let dir: string;
+  let app: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pack-install-'));
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: PACKAGE_ROOT, stdio: 'pipe' });
+    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+    execFileSync('tar', ['-xzf', tarball], { cwd: dir });
+    app = join(dir, 'package');
+    cpSync(join(PACKAGE_ROOT, 'package-lock.json'), join(app, 'package-lock.json'));
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd: app, stdio: 'pipe', timeout: 240_000 });
+    cpSync(join(PACKAGE_ROOT, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 60_000, env: { ...process.env, MCP_API_KEY: '' } });
+
+  it('holds the compiled programs and the data they read, and no dev dependency', () => {
+    for (const path of ['dist/src/cli/conformance.js', 'dist/suites/auth.suite.js', 'fixtures/profiles/service.json', 'reports/results.schema.json', 'load/k6/stateless-post.ts', 'Dockerfile']) {
+      expect(existsSync(join(app, path)), path).toBe(true);
+    }
+    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
+    // Sources stay out: what runs is dist/.
+    expect(existsSync(join(app, 'src/run.ts'))).toBe(false);
+    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.values(pkg.scripts).filter((s) => /\btsx\b/.test(s))).toEqual([]);
+  });
+
+  it.each([
+    ['conformance', 'dist/src/cli/conformance.js'],
+    ['load', 'dist/load/cli/load.js'],
+    ['load:k6', 'dist/load/cli/load-k6.js'],
+    ['probe:rate-limit', 'dist/load/cli/probe-rate-limit.js'],
+    ['reference', 'dist/fixtures/reference-server/main.js'],
+    ['admin', 'dist/fixtures/reference-server/admin.js'],
+    ['stdio-proxy', 'dist/fixtures/reference-server/stdio-proxy/main.js'],
+  ])('%s --help prints its usage and exits 0', (_name, program) => {
+    const run = node([program, '--help']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Usage/i);
+  });
+
+  it('an embedded --only run conforms and writes its reports', () => {
+    const reports = join(dir, 'reports');
+    const run = node(['dist/src/cli/conformance.js', '--only', 'discovery-', '--seed', '1', '--report-dir', reports]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^conforms: /);
+    const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { requirements: { id: string; status: string }[] };
+    expect(results.requirements.length).toBeGreaterThan(5);
+    expect(results.requirements.every((r) => r.id.startsWith('discovery-'))).toBe(true);
+  });
+});
