@@ -2,7 +2,7 @@
  * Child process of the load commands' embedded target: the reference server on 127.0.0.1 (free port) in a
  * process of its own, so the load generator never shares an event loop with the server it measures.
  *
- *   node --import tsx load/reference-child.ts [--config '<json overrides>'] [--mutant <name>]
+ *   node dist/load/reference-child.js [--config '<json overrides>'] [--mutant <name>]
  *
  * It also offers the loopback admin channel (workspaces on a chosen plan, sibling keys, revocation),
  * whose URL and token go to the parent over IPC, never to stdout.

@@ -12,7 +12,7 @@ Runs the conformance suite against every deliberately broken variant of the serv
 each restricted to the requirements it violates, and reports how many the harness catches.
 Writes mutation.json and mutation.md to the report directory (default reports/latest) and appends
 the score to summary.md when one is there.
-  --jobs <n>  conformance runs at once, each in a process of its own that runs one after another (default 2, at most 8)
+  --jobs <n>  conformance runs at once, side by side in this process, each in its own scope (default 2, at most 8)
 
 ${exitStatus('every mutant is caught', 'a mutant survives')}`;
 

@@ -9,8 +9,8 @@ export interface PropertyBudget {
   /** Time box per property's search in ms; 0 = none (deep mode). A run with `budgetMs` sets it from that. */
   timeLimitMs: number;
   /**
-   * The run's search time (`--budget`), ms, split evenly among the searches its selection makes
-   * (src/properties/searches.ts): each search's time box is budgetMs / searches.
+   * The run's search time (`--budget`), ms, split evenly among the searches its selection makes (the checks
+   * declare them: check options.property): each search's time box is budgetMs / searches.
    */
   budgetMs?: number;
   /** Time box for shrinking a counterexample once one is found. */

@@ -5,7 +5,7 @@ import type { Profile } from './profile.js';
 import type { PropertyBudget } from './property.js';
 
 /**
- * What the suites know of the target, handed to every suite worker (serialisable). Keys are here because
+ * What the checks know of the target. Keys are here because
  * checks must send them; every record of an exchange redacts them.
  */
 export interface TargetInfo {
@@ -62,12 +62,6 @@ export interface TargetInfo {
    * as the service's admin settings would. Its token is a secret like a key.
    */
   admin?: { url: string; token: string };
-  /**
-   * The run's broker in the main process (loopback, token-guarded): hands out the declared budgets of the
-   * deployment (bootstraps, time spent waiting out 429s) to every suite worker, so the run stays bounded.
-   */
-  /** `searches`: the broker listens to property searches' progress (a terminal's status line shows it). */
-  broker?: { url: string; token: string; searches?: boolean };
   /**
    * Stateful Streamable HTTP servers: the session the run opened with `initialize` (its `Mcp-Session-Id`),
    * sent on every later request. Absent for stateless servers such as the service.

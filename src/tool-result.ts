@@ -1,6 +1,6 @@
 /** Reading MCP tool results the same way in every suite: objects, text blocks, listed items. */
 
-/** A JSON object (not null, not an array): the one such test of src/ and suites/ (the interop client programs, bundled standalone, keep their own). */
+/** A JSON object (not null, not an array): the one such test of src/ and suites/ (the interop client programs, run standalone, keep their own). */
 export function isObject(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -2,30 +2,30 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each long file took in a clean-clone `.ci/run` (2 cores, 2026-11-26, the day's last), longest first.
+ * Seconds each long file took in a full `npm test` (2 cores, 2026-11-27, after the in-process engine), longest first.
  * Estimates only: a file missing here, or grown since, costs some wall time, never a result.
  */
 const ESTIMATED_SECONDS: Record<string, number> = {
-  'test/harness/mutants.test.ts': 98,
-  'test/harness/url-deployment.test.ts': 70,
-  'test/harness/targets.test.ts': 68,
-  'test/load/probe-mutants.test.ts': 63,
-  'test/harness/variants.test.ts': 62,
-  'test/harness/secrets-hostile.test.ts': 56,
-  'test/load/probe-reference.test.ts': 45,
-  'test/container/compose-replicas.test.ts': 42,
-  'test/container/engine-autostart.test.ts': 33,
-  'test/harness/interop-matrix.test.ts': 30,
-  'test/harness/properties.test.ts': 29,
-  'test/reference-server/stdio-proxy.test.ts': 25,
-  'test/load/load-cli.test.ts': 22,
-  'test/harness/server-everything.test.ts': 22,
-  'test/load/k6-cli.test.ts': 21,
-  'test/load/load-conformance-report.test.ts': 20,
-  'test/harness/https-target.test.ts': 20,
-  'test/harness/cli.test.ts': 20,
-  'test/load/load-mutants.test.ts': 17,
-  'test/harness/progress.test.ts': 17,
+  'test/harness/variants.test.ts': 165,
+  'test/harness/mutants.test.ts': 103,
+  'test/harness/fail-closed.test.ts': 56,
+  'test/harness/url-deployment.test.ts': 55,
+  'test/load/probe-reference.test.ts': 51,
+  'test/harness/targets.test.ts': 51,
+  'test/load/load-mutants.test.ts': 44,
+  'test/load/probe-mutants.test.ts': 44,
+  'test/harness/secrets-hostile.test.ts': 39,
+  'test/container/compose-replicas.test.ts': 38,
+  'test/reference-server/stdio-proxy.test.ts': 31,
+  'test/harness/reports.test.ts': 28,
+  'test/harness/interop-matrix.test.ts': 26,
+  'test/harness/reference-conforms.test.ts': 25,
+  'test/load/load-cli.test.ts': 23,
+  'test/load/k6-cli.test.ts': 20,
+  'test/harness/server-everything.test.ts': 18,
+  'test/container/engine-autostart.test.ts': 17,
+  'test/harness/redirect.test.ts': 16,
+  'test/load/load-baseline.test.ts': 15,
 };
 
 /**

@@ -4,7 +4,7 @@
  * the reference server returned for the same request). Other methods get 405. It is the ceiling:
  * the same HTTP exchange over the same loopback with no application work.
  *
- *   node --import tsx scripts/bench/bare-server.ts
+ *   node dist/scripts/bench/bare-server.js
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

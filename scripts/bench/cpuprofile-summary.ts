@@ -2,12 +2,12 @@
  * Summarizes a V8 .cpuprofile (from `node --cpu-prof`): self time by function, top N, with total
  * (inclusive) time and file:line, plus self time by origin (package, node core, project directory).
  *
- * TypeScript modules run through tsx are compiled in memory, so the profile's line numbers are those
- * of the compiled code; with the source maps written by reference-server.ts --sourcemaps they are
+ * The project runs compiled (dist/), so the profile's line numbers are those of the compiled code; with
+ * the source maps written by reference-server.ts --sourcemaps (a build with --inlineSourceMap) they are
  * mapped back to .ts lines. Lines are 1-based; a function's line is where it starts, and "hot" is
  * its line with the most samples (V8 position ticks) when the profile has them.
  *
- *   tsx scripts/bench/cpuprofile-summary.ts <file.cpuprofile> [--sourcemaps <file.json>] [--top 25]
+ *   node dist/scripts/bench/cpuprofile-summary.js <file.cpuprofile> [--sourcemaps <file.json>] [--top 25]
  *       [--from-us <n> --to-us <n>]   (a window in the profile's clock, microseconds)
  *       [--requests <n>]              (responses in that window: adds µs per request)
  */
@@ -143,7 +143,7 @@ export function summarizeProfile(profile: CpuProfile, options: SummaryOptions): 
     return `${displayPath(f.url)}:${line ?? `${f.lineNumber + 1} (compiled, unmapped)`}`;
   };
   const hottestLine = (key: string, f: CallFrame): number | undefined => {
-    // Position ticks carry a line but no column, and tsx packs many .ts lines into one compiled
+    // Position ticks carry a line but no column, and a compiler may pack many .ts lines into one compiled
     // line: they only locate a line in files that run as written (node core, node_modules).
     if (!f.url || maps.has(f.url) || /\.[cm]?tsx?$/.test(f.url)) return undefined;
     const lines = lineTicks.get(key);
@@ -221,7 +221,7 @@ export function summarizeProfile(profile: CpuProfile, options: SummaryOptions): 
 
 // CLI
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const usage = 'Usage: tsx scripts/bench/cpuprofile-summary.ts <file.cpuprofile> [--sourcemaps <file.json>] [--top <n>] [--from-us <n> --to-us <n>] [--requests <n>]';
+  const usage = 'Usage: node dist/scripts/bench/cpuprofile-summary.js <file.cpuprofile> [--sourcemaps <file.json>] [--top <n>] [--from-us <n> --to-us <n>] [--requests <n>]';
   let parsed;
   try {
     parsed = parseArgs({

@@ -2,11 +2,12 @@
  * Child process of scripts/bench-reference.ts: the reference server on 127.0.0.1 (free port), with
  * the `unlimited` plan for bootstrapped workspaces so the rate limiter never throttles the benchmark.
  *
- *   node --import tsx scripts/bench/reference-server.ts [--sourcemaps <file.json>]
+ *   node dist/scripts/bench/reference-server.js [--sourcemaps <file.json>]
  *
- * --sourcemaps: on exit, write the source maps of the project's TypeScript modules as tsx compiled
- * them ({ [file URL]: source map }), so that a --cpu-prof profile of this process can be mapped back
- * to .ts lines (see cpuprofile-summary.ts).
+ * --sourcemaps: on exit, write the inline source maps of the project's modules ({ [file URL]: source map }),
+ * so that a --cpu-prof profile of this process can be mapped back to .ts lines (see cpuprofile-summary.ts).
+ * dist/ carries them when built with `npx tsc -p tsconfig.build.json --inlineSourceMap`; otherwise the
+ * profile's lines are those of the compiled modules.
  */
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { runChild } from '../../src/kit/child-runtime.js';
 
 const { values } = parseArgs({ options: { sourcemaps: { type: 'string' } }, strict: true, allowPositionals: false });
 
-/** Source maps of loaded project modules, from the inline `sourceMappingURL` tsx gives each one. */
+/** Source maps of loaded project modules, from their inline `sourceMappingURL` (a build with --inlineSourceMap). */
 function collectSourceMaps(): Record<string, unknown> {
   const maps: Record<string, unknown> = {};
   const session = new Session();

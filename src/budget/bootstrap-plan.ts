@@ -2,7 +2,7 @@
  * How a run spends its bootstrap budget on a deployment it does not own. Every `POST /api/agent/bootstrap`
  * may create a workspace and send a mail to a human, and draws on the endpoint's own rate limit, so each
  * purpose gets a fixed share decided before the run from the budget alone: the same budget always buys the
- * same requests, whichever suite worker asks first, so back-to-back and concurrent runs give one verdict.
+ * same requests, whichever check asks first, so back-to-back and concurrent runs give one verdict.
  *
  * Shares are handed out tier by tier, in list order within a tier: first one request for each check that
  * cannot judge anything without one, then the rest of each check's bodies, then property runs.

@@ -65,7 +65,7 @@ const seconds = (ms: number) => (ms >= 10_000 ? Math.round(ms / 1000) : Math.rou
 
 /**
  * The client-side buckets of one run: after a reply says a bucket is empty, requests on it wait
- * until it refills; a 429 is waited out within the run-wide wait budget the broker keeps and within the
+ * until it refills; a 429 is waited out within the run-wide wait budget (src/budget/run-ledger.ts) and within the
  * check's own deadline. "A throttle is never a pass" (issue 24): a 429 that cannot be waited out is the
  * service keeping the check from judging, so the check fails with that reason.
  */

@@ -80,7 +80,7 @@ Properties (fast-check searches of the input space, shrunk to a minimal countere
   --timeout <ms>          per-request deadline (default 10000)
   -h, --help              this help
 
-${exitStatus('conforms', 'a requirement fails (or a selected one has no check)')}`;
+${exitStatus('conforms', 'a requirement fails (or a selected one has no check)', 'a target that stops answering mid-run (its reports are written)')}`;
 
 function fail(message: string): never {
   throw new UsageError(message);
@@ -95,8 +95,8 @@ export interface ConformanceCommand {
 }
 
 /**
- * The conformance command line read into a run's options: src/cli/conformance.ts runs one, the pool
- * (src/cli/conformance-pool-child.ts) many. `onSecrets` learns the raw keys, headers and URL credentials
+ * The conformance command line read into a run's options: src/cli/conformance.ts runs one, the project's
+ * tests many in one process (src/cli/in-process.ts). `onSecrets` learns the raw keys, headers and URL credentials
  * before any value is judged, so that a usage error quoting one can be scrubbed.
  */
 export function parseConformanceArgs(args: string[] | undefined, onSecrets: (secrets: Secrets) => void): ConformanceCommand {

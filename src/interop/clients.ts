@@ -22,7 +22,7 @@ export interface InteropClient {
   id: ClientId;
   /** The SDK as a user names it, with its pinned version. */
   sdk: string;
-  /** The command and arguments that run the client's program (building its bundle first, for TypeScript). */
+  /** The command and arguments that run the client's program (for TypeScript, its compiled program in dist/). */
   launch(): Promise<{ command: string; args: string[] }>;
   /** Undefined when the client can run here; else why not. */
   missing(): string | undefined;

@@ -24,7 +24,7 @@ import { runClient, type ClientRun } from './run-client.js';
 
 export type Mode = 'http' | 'stdio';
 
-/** The name under which the run shares the matrix with the suite (src/budget/broker.ts). */
+/** The name under which the run shares the matrix with its checks (src/budget/run-ledger.ts). */
 export const MATRIX_WORK = 'interop-matrix';
 
 /** What the matrix needs of a run: the target, and the requests it makes itself (bootstrap, profile setup), recorded. */
@@ -138,7 +138,7 @@ async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<strin
 
 /**
  * The stdio command the clients spawn: the target's (--target stdio, where the repository's own proxy is
- * already its bundle); on the embedded target, the repository's proxy, bundled (src/targets/stdio.ts).
+ * already compiled); on the embedded target, the repository's proxy, compiled (src/targets/stdio.ts).
  */
 async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; where: string } | undefined> {
   if (c.target.stdio) return { command: [c.target.stdio.command, ...c.target.stdio.args], where: 'the target\'s stdio command' };

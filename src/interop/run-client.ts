@@ -21,7 +21,7 @@ export interface ClientRun {
   durationMs: number;
 }
 
-/** Grace for a runtime to start (node with tsx, Python's imports) before its first line. */
+/** Grace for a runtime to start (node and its SDK's modules, Python's imports) before its first line. */
 const STARTUP_GRACE_MS = 15_000;
 /** Beyond a step's own deadline (the SDK's), before a silent program counts as hung. */
 const STEP_GRACE_MS = 5_000;

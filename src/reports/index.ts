@@ -38,11 +38,11 @@ export function conformanceSecrets(options: ConformanceSecretInputs, info?: Targ
   return Secrets.from({
     values: [
       options.apiKey, options.otherKey, options.revokedKey,
-      info?.apiKey, info?.otherKey, info?.revokedKey, info?.admin?.token, info?.broker?.token, info?.sessionId, ...stdioEnv,
+      info?.apiKey, info?.otherKey, info?.revokedKey, info?.admin?.token, info?.sessionId, ...stdioEnv,
       ...runKeys().redaction(),
     ],
     headers: { ...info?.headers, ...options.headers },
-    urls: [options.baseUrl, options.mcpUrl, options.mailboxUrl, info?.baseUrl, info?.mcpUrl, info?.mailboxUrl, info?.admin?.url, info?.broker?.url],
+    urls: [options.baseUrl, options.mcpUrl, options.mailboxUrl, info?.baseUrl, info?.mcpUrl, info?.mailboxUrl, info?.admin?.url],
   });
 }
 

@@ -10,11 +10,8 @@ import { scoped, slot } from '../kit/run-scope.js';
  * report door redact it in every spelling), and a reply that carries a known key in any spelling
  * (src/kit/key-spellings.ts) is noted as a sighting, naming the key's role and the spelling, never the key.
  *
- * Each process (the run's main process, every suite worker) keeps its own ledger; workers hand theirs to the
- * run's broker at the end of each check (src/budget/broker-client.ts `flushKeys`), which merges them into the
- * main process's: the report door then knows every key the run held, and `auth-key-never-echoed` sees every
- * sighting (src/key-echoes.ts). Keys travel only over the broker's token-guarded loopback channel, never into
- * a record.
+ * Each run keeps its own ledger in its scope (src/kit/run-scope.ts): the report door then knows every key the
+ * run held, and `auth-key-never-echoed` sees every sighting (src/key-echoes.ts). Keys never go into a record.
  */
 
 /** A reply of the service that carried a key the run holds. */

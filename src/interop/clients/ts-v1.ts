@@ -2,7 +2,7 @@
  * Interop client `ts-v1`: the TypeScript SDK v1 (`@modelcontextprotocol/sdk`, pinned 1.32.2) following the
  * contract in ./README.md (input: environment only; output: JSON lines on stdout, logs on stderr).
  *
- *   node --import tsx src/interop/clients/ts-v1.ts
+ *   node dist/src/interop/clients/ts-v1.js
  *
  * A separate program on purpose (ts-v2.ts is its twin for `@modelcontextprotocol/client`): same steps in the
  * same order, same output helper, nothing shared. The SDK is loaded with a dynamic import so that a missing
@@ -210,7 +210,7 @@ function sdkVersion(): string {
 
 type MakeTransport = (key: string | undefined) => Transport;
 
-/** Only the transport modules the modes need are imported: every module costs startup time under tsx. */
+/** Only the transport modules the modes need are imported: every module costs startup time. */
 async function load() {
   const cfg = readConfig();
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
