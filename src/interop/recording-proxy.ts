@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { bucketOf, runPacer } from '../budget/pacer.js';
 import { addSpent } from '../budget/tally.js';
-import { clip, round } from '../wire/client.js';
+import { clip, isStaleConnection, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
@@ -88,6 +88,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
         up = await send(method, path, headers, body);
       } catch (err) {
         record.error = redact(`${(err as Error).name}: ${(err as Error).message}`, secrets());
+        if (attempt === 0 && isStaleConnection(err)) continue;
         res.destroy();
         return;
       }

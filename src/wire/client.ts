@@ -223,7 +223,11 @@ export class WireClient {
   }
 }
 
-function isStaleConnection(err: unknown): boolean {
+/**
+ * A kept-alive connection the server closed just as it was reused: it fails before any reply, and node's
+ * clients do not retry a POST, so the request is sent once more (the connection's end, not the server's answer).
+ */
+export function isStaleConnection(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   return e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET' || /other side closed/.test(e.message ?? '');
 }
