@@ -116,11 +116,21 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 /** Characters a long spelling is first found by (its head): a run's hundreds of spellings are looked up by it, not tried one by one. */
 const HEAD = WHOLE_TOKEN_BELOW;
 
-/** The hash of `text`'s `HEAD` characters from `at` (a polynomial over the char codes, 32 bits). */
+/** A char code with ASCII letters folded to lower case (what `fold` does, without a new string). */
+const lowerCode = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+
+/** The hash of `text`'s `HEAD` characters from `at`, case folded (a polynomial over the char codes, 32 bits). */
 function headHash(text: string, at: number): number {
   let h = 0;
-  for (let i = at; i < at + HEAD; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  for (let i = at; i < at + HEAD; i++) h = (Math.imul(h, 31) + lowerCode(text.charCodeAt(i))) | 0;
   return h;
+}
+
+/** Whether `folded` (already folded) stands in `text` at `at`, case-insensitively. */
+function foldedAt(text: string, at: number, folded: string): boolean {
+  if (at + folded.length > text.length) return false;
+  for (let j = 0; j < folded.length; j++) if (lowerCode(text.charCodeAt(at + j)) !== folded.charCodeAt(j)) return false;
+  return true;
 }
 
 /** 31^(HEAD-1) mod 2^32: what the leaving character weighs in the rolling hash. */
@@ -140,6 +150,8 @@ export class SpellingMatcher {
   private readonly byFolded = new Map<string, Entry>();
   /** Long spellings by the hash of their head, longest first. */
   private readonly byHead = new Map<number, Entry[]>();
+  /** The low 16 bits of every head hash: most positions of a text are ruled out by one array read. */
+  private readonly heads = new Uint8Array(1 << 16);
   private readonly short: RegExp | undefined;
 
   constructor(secrets: readonly string[]) {
@@ -157,6 +169,7 @@ export class SpellingMatcher {
         continue;
       }
       const h = headHash(entry.folded, 0);
+      this.heads[h & 0xffff] = 1;
       const list = this.byHead.get(h) ?? [];
       list.push(entry);
       list.sort((a, b) => b.folded.length - a.folded.length);
@@ -169,16 +182,16 @@ export class SpellingMatcher {
   /** Every spelling in `text`, left to right, not overlapping. */
   find(text: string): SpellingMatch[] {
     if (!text || this.byFolded.size === 0) return [];
-    const folded = fold(text);
     const found: { index: number; entry: Entry }[] = [];
-    if (this.byHead.size > 0 && folded.length >= HEAD) {
-      let h = headHash(folded, 0);
+    if (this.byHead.size > 0 && text.length >= HEAD) {
+      let h = headHash(text, 0);
       for (let i = 0; ; i++) {
-        const candidates = this.byHead.get(h);
-        const hit = candidates?.find((e) => folded.startsWith(e.folded, i));
-        if (hit) found.push({ index: i, entry: hit });
-        if (i + HEAD >= folded.length) break;
-        h = (Math.imul(h - Math.imul(folded.charCodeAt(i), LEAVING), 31) + folded.charCodeAt(i + HEAD)) | 0;
+        if (this.heads[h & 0xffff] === 1) {
+          const hit = this.byHead.get(h)?.find((e) => foldedAt(text, i, e.folded));
+          if (hit) found.push({ index: i, entry: hit });
+        }
+        if (i + HEAD >= text.length) break;
+        h = (Math.imul(h - Math.imul(lowerCode(text.charCodeAt(i)), LEAVING), 31) + lowerCode(text.charCodeAt(i + HEAD))) | 0;
       }
     }
     if (this.short) {

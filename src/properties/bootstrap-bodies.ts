@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { anyCodePoint } from './code-points.js';
 import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
 import type { CheckContext } from '../check.js';
 import type { WireResponse } from '../wire/client.js';
@@ -44,7 +45,7 @@ const spoil = fc.oneof(
   fc.record({ field, how: fc.constant('removed' as const) }),
   fc.record({ field, how: fc.constant('retyped' as const), value: NOT_A_STRING }),
   fc.record({ field: fc.constant('humanEmail' as const), how: fc.constant('not an address' as const), value: NOT_AN_ADDRESS }),
-  fc.record({ field: fc.constantFrom('agentName', 'workspaceName', 'canvasName'), how: fc.constant('odd name' as const), value: fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ minLength: 300, maxLength: 5000, unit: 'grapheme' }), fc.constantFrom('', ' ', '\u0000', 'a\nb', '\u2028')) }),
+  fc.record({ field: fc.constantFrom('agentName', 'workspaceName', 'canvasName'), how: fc.constant('odd name' as const), value: fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 30 }), fc.string({ minLength: 300, maxLength: 5000, unit: 'grapheme' }), fc.constantFrom('', ' ', '\u0000', 'a\nb', '\u2028')) }),
 );
 /** Bodies spoiled one to three times, and whether that makes them certainly invalid. */
 export const spoiledBodyArb: fc.Arbitrary<Spoiled> = fc.tuple(fc.record({ humanEmail: ADDRESS, agentName: NAME, workspaceName: NAME, canvasName: NAME }), fc.array(spoil, { minLength: 1, maxLength: 3 }))

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { anyCodePoint } from './code-points.js';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -243,7 +244,7 @@ const ascii = fc.string({ unit: 'binary-ascii' });
 function stringOfLength(n: number): fc.Arbitrary<string> {
   return fc.oneof(
     fc.string({ unit: 'binary-ascii', minLength: n, maxLength: n }),
-    fc.string({ unit: 'binary', minLength: n, maxLength: n }),
+    fc.string({ unit: anyCodePoint, minLength: n, maxLength: n }),
   );
 }
 
@@ -329,7 +330,7 @@ function validString(s: Schema, ctx: Ctx): fc.Arbitrary<string> {
   const upper = Math.min(max ?? min + ctx.maxStringLength, min + ctx.maxStringLength);
   const common = fc.oneof(
     fc.string({ unit: 'binary-ascii', minLength: min, maxLength: upper }),
-    fc.string({ unit: 'binary', minLength: min, maxLength: upper }),
+    fc.string({ unit: anyCodePoint, minLength: min, maxLength: upper }),
   );
   const edges: fc.Arbitrary<string>[] = [stringOfLength(min)];
   if (max !== undefined && max <= ctx.maxBoundaryLength) edges.push(stringOfLength(max));
