@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { resolveConfig } from '../fixtures/reference-server/config.js';
 import { CONFORMANCE_CONFIG } from '../fixtures/reference-server/conformance-config.js';
 
@@ -57,12 +57,15 @@ const LIMITS_SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true }).compile<DeclaredLimits>(LIMITS_SCHEMA);
+/** Compiled on first use: a command that declares no limits need not pay for it at start. */
+let compiled: ValidateFunction<DeclaredLimits> | undefined;
+const validate = (value: unknown) => (compiled ??= new Ajv({ allErrors: true }).compile<DeclaredLimits>(LIMITS_SCHEMA))(value);
+const validationErrors = () => compiled?.errors;
 
 /** A profile's `limits`, checked against its schema; every plan a key is said to be on must be declared. */
 export function validateLimits(value: unknown, where: string): DeclaredLimits {
   if (!validate(value)) {
-    const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`).join('; ');
+    const why = (validationErrors() ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`).join('; ');
     throw new Error(`${where}: "limits" is invalid: ${why}`);
   }
   for (const field of ['keyPlan', 'otherKeyPlan', 'bootstrapPlan'] as const) {

@@ -196,7 +196,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   const secrets = conformanceSecrets(options, target.info);
   const clean = writeReports(results, dir, secrets, !options.writeReports);
   // report.html is the folder's page (with a load or probe run written beside): composed, scrubbed again, from results.json.
-  if (options.writeReports) options.composeReportHtml?.(dir, secrets);
+  if (options.writeReports) await options.composeReportHtml?.(dir, secrets);
   return clean;
 }
 

@@ -3,7 +3,6 @@ import { REVISIONS } from '../catalog/types.js';
 import { ConformanceProgress } from '../progress.js';
 import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
 import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from '../run-options.js';
-import { writeReportHtml } from '../report-folder/compose.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';
@@ -229,7 +228,8 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     replayBase: replayBase.join(' '),
     property: { runs, ...search, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
     writeReports: true,
-    composeReportHtml: writeReportHtml,
+    // Loaded when reports are written: the page's renderers need not load before a bad command line is answered.
+    composeReportHtml: async (dir, secrets) => (await import('../report-folder/compose.js')).writeReportHtml(dir, secrets),
     ...(!quiet && { progress: new ConformanceProgress() }),
   };
 
