@@ -6,7 +6,7 @@ import { Secrets } from '../kit/scrub.js';
 import { conformanceSecrets, scrubLine } from '../reports/index.js';
 import { runConformance } from '../run.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
-import { readResults, type ChildRun } from './spawn-conformance.js';
+import { readResults, runConformanceChild, type ChildRun } from './spawn-conformance.js';
 
 /**
  * Runs a conformance command line in this process, exactly as `npm run conformance -- <args>` would (same
@@ -30,12 +30,17 @@ export async function runCommandLine(args: string[], reportDir = mkdtempSync(joi
   return { code, stdout: '', stderr, results: readResults(reportDir), reportDir, durationMs: Math.round(performance.now() - started) };
 }
 
-/** Command lines run `size` at a time in this process; a run past its deadline fails the caller (it cannot be killed). */
+/**
+ * Command lines run `size` at a time in this process; a run past its deadline fails the caller (it cannot be
+ * killed). `ownProcess`: each in a process of its own instead (the compiled command), for targets that live in
+ * the caller's own process (a test's variant server): sharing its event loop with the runs would slow the
+ * service under test, and a slow reply is a verdict.
+ */
 export class ConformanceRuns {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly size: number) {}
+  constructor(private readonly size: number, private readonly options: { ownProcess?: boolean } = {}) {}
 
   async run(args: string[], timeoutMs = 120_000, reportDir?: string): Promise<ChildRun> {
     if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -45,6 +50,7 @@ export class ConformanceRuns {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the run ${args.join(' ')} did not end within ${timeoutMs} ms`)), timeoutMs);
       });
+      if (this.options.ownProcess) return await runConformanceChild(args, timeoutMs, reportDir);
       return await Promise.race([runCommandLine(args, reportDir), late]);
     } finally {
       clearTimeout(timer);

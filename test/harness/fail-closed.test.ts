@@ -15,7 +15,8 @@ import { expectValid } from '../helpers/results-schema.js';
  * harness. A target that goes away mid-run ends without a verdict (exit 2), says so once, and counts none of
  * the rows it left unjudged as the service's failures.
  */
-const pool = new ConformanceRuns(2);
+// Each run in a process of its own: the broken services live in this one, and must not share its event loop with the runs.
+const pool = new ConformanceRuns(2, { ownProcess: true });
 
 /** What every run must leave behind, whatever its verdict. */
 function expectReports(reportDir: string): void {

@@ -15,7 +15,8 @@ import { program } from '../../src/kit/package-root.js';
 describe.concurrent('interop matrix', () => {
   it('every client passes every step against the reference, and the reports show the matrix', async () => {
     const run = await runConformanceChild(['--only', 'interop-', '--seed', '3'], 180_000);
-    expect(run.code, run.stderr).toBe(0);
+    const failing = (run.results?.requirements ?? []).filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.checks.find((c) => c.status === 'fail')?.message ?? ''}`);
+    expect(run.code, `${run.stderr}\n${failing.join('\n')}`).toBe(0);
     const rows = run.results!.requirements.filter((r) => /^interop-(ts-v1|ts-v2|python|go)-/.test(r.id));
     expect(rows).toHaveLength(CLIENT_IDS.length * 5);
     expect(rows.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.status} ${r.checks[0]?.message ?? r.checks[0]?.reason ?? ''}`)).toEqual([]);

@@ -18,7 +18,8 @@ import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
  */
 const reports = mkdtempSync(join(tmpdir(), 'variants-'));
 let keepReports = false;
-const pool = new ConformanceRuns(3);
+// Each run in a process of its own: the variant servers live in this one, and must not share its event loop with the runs.
+const pool = new ConformanceRuns(3, { ownProcess: true });
 
 afterAll(async () => {
   // Reports of a failed run stay for a look at their results.json (the path is in the failure message).
