@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { redact } from '../wire/redact.js';
 import type { InteropClient } from './clients.js';
+import { reaped } from '../kit/child-reaper.js';
 
 /** One line a client program printed (the contract: `src/interop/clients/README.md`). */
 export interface ClientLine {
@@ -36,7 +37,7 @@ export async function runClient(client: InteropClient, env: Record<string, strin
   const { command, args } = await client.launch();
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = reaped(spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     const lines: ClientLine[] = [];
     const unparsed: string[] = [];
     let stderr = '';

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { CannedReply, FromChild, ToChild } from './child-protocol.js';
 import { program } from './package-root.js';
+import { reaped } from './child-reaper.js';
 
 export interface ServerChild {
   readonly name: string;
@@ -27,12 +28,7 @@ export interface SpawnOptions {
   startupTimeoutMs?: number;
 }
 
-const live = new Set<ChildProcess>();
-
-/** Last resort on the way out: kill every child this process spawned and that is still running. */
-export function killAllChildren(): void {
-  for (const child of live) child.kill('SIGKILL');
-}
+export { killAllChildren } from './child-reaper.js';
 
 function post(child: ChildProcess, message: ToChild): void {
   if (child.connected) child.send(message);
@@ -44,12 +40,9 @@ export function spawnServerChild(options: SpawnOptions): Promise<ServerChild> {
     cwd: options.cwd,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  live.add(child);
+  reaped(child);
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
-      live.delete(child);
-      resolve(code);
-    });
+    child.once('exit', (code) => resolve(code));
   });
 
   return new Promise<ServerChild>((resolve, reject) => {

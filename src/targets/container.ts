@@ -15,6 +15,7 @@ import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
 import { withMachineLock } from './build-lock.js';
 import { endingOnSignal } from '../kit/main.js';
 import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { isReaper } from '../kit/child-reaper.js';
 
 const ROOT = PACKAGE_ROOT;
 const IMAGE = 'localhost/canvas-reference:conformance';
@@ -97,7 +98,7 @@ function closeOnSignal(close: () => Promise<void>): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     // Another handler (the load command's Ctrl-C, vitest's) ends the run and closes the target, or exits
     // and leaves the rest to the exit hooks.
-    if (process.listeners(signal).some((l) => l !== onSignal && !passive(l as (...args: unknown[]) => void))) return;
+    if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !passive(l as (...args: unknown[]) => void))) return;
     const code = signal === 'SIGINT' ? 130 : 143;
     endingOnSignal(code);
     void Promise.race([close(), new Promise((r) => setTimeout(r, 15_000).unref())]).finally(() => process.exit(code));
