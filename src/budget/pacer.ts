@@ -88,7 +88,7 @@ class Pacer {
     const wait = (this.readyAt.get(bucket) ?? 0) - Date.now();
     if (wait <= 0 || wait > room.leftMs) return;
     // Held by a 429 once the run's wait budget is spent: the reply will be a 429 that cannot be waited out either.
-    if (this.throttled.has(bucket) && runLedger().reserveWait(0).leftMs <= 0) return;
+    if (this.throttled.has(bucket) && runLedger().waitLeftMs() <= 0) return;
     addSpent({ waitedMs: wait });
     await sleep(wait);
   }

@@ -48,6 +48,11 @@ export class RunLedger {
     return { granted, budgetMs: this.limits.waitMs, leftMs: this.limits.waitMs - this.waitGrantedMs };
   }
 
+  /** What is left of the wait budget, in ms. */
+  waitLeftMs(): number {
+    return this.limits.waitMs - this.waitGrantedMs;
+  }
+
   /** Work the run does once for its checks (the interop matrix): a check asking for `name` waits for it. */
   share(name: string, work: Promise<unknown>): void {
     work.catch(() => {}); // awaited by whoever asks; an unasked failure is not an unhandled rejection

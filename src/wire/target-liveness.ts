@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { scoped, slot } from '../kit/run-scope.js';
 import type { Exchange } from './exchange.js';
 
 /**
@@ -20,8 +21,8 @@ export function isConnectionError(err: unknown): boolean {
   return false;
 }
 
-/** Origins found gone: once gone, a target stays gone for the run (it is not probed again). */
-const gone = new Set<string>();
+/** Origins found gone: once gone, a target stays gone for the run (it is not probed again); another run probes afresh. */
+const GONE = slot('targets gone', () => new Set<string>());
 
 /** How long a TCP connect to the target may take before the target counts as gone. */
 const PROBE_MS = 2000;
@@ -29,6 +30,7 @@ const PROBE_MS = 2000;
 /** Whether nothing accepts a TCP connection at the URL's host and port any more. */
 export async function targetGone(url: string): Promise<boolean> {
   const { hostname, port, protocol, origin } = new URL(url);
+  const gone = scoped(GONE);
   if (gone.has(origin)) return true;
   const alive = await new Promise<boolean>((resolve) => {
     const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) || (protocol === 'https:' ? 443 : 80) });
