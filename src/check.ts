@@ -220,7 +220,6 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
   };
   const extraSecrets: string[] = [];
   const secrets = () => runSecrets(target, extraSecrets);
-  runKeys().configure(target);
   const started = performance.now();
   const deadlineMs = deadlineOf(def, target);
   // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.

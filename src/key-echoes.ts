@@ -1,6 +1,6 @@
 import type { CheckRecord } from './verdict.js';
 import type { Exchange } from './wire/exchange.js';
-import type { KeyLedgerDelta, KeySighting } from './wire/key-sightings.js';
+import type { KeySighting, ReplyInspection } from './wire/key-sightings.js';
 
 /** "There is no way to show it again": the row every reply of the run is judged by. */
 export const KEY_NEVER_ECHOED = 'auth-key-never-echoed';
@@ -17,11 +17,11 @@ export function describeSighting(s: KeySighting): string {
  * check concluded (a 429 waited out, a stream that passed). The row's own check (suites/auth.suite.ts) sends
  * valid requests of its own, so a run narrowed to the row judges replies too.
  */
-export function keyEchoRecord(ledger: Pick<KeyLedgerDelta, 'sightings' | 'sightingsLeftOut' | 'inspected'>): CheckRecord {
+export function keyEchoRecord(ledger: ReplyInspection): CheckRecord {
   const { sightings, sightingsLeftOut, inspected } = ledger;
   const base = {
     name: 'no reply the run received, to any check\'s request, repeats a key the run holds, in any spelling',
-    // Judged in the run's main process, but the row's suite: a run narrowed to the row loads that suite and makes this record.
+    // Judged by the run once every check has ended, but named after the row's suite, where its own check lives.
     suite: 'suites/auth.suite.ts > every reply of the run (src/key-echoes.ts)',
     requirementIds: [KEY_NEVER_ECHOED],
     durationMs: 0,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CheckFailure, markServiceFault, NotTestable, TargetLost, Throttled } from './verdict.js';
+import { CheckFailure, markServiceFault, NotTestable, TargetLost, Throttled, type PropertyRecord } from './verdict.js';
 import type { Exchange } from './wire/exchange.js';
 
 /** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
@@ -52,7 +52,6 @@ export interface PropertySpec<T> {
 /** What a property run leaves in the check's record: enough to judge the search and to replay a failure. */
 // The record lives beside the check record it belongs to (src/verdict.ts), so neither module needs the other's.
 export type { PropertyRecord } from './verdict.js';
-import type { PropertyRecord } from './verdict.js';
 
 export class PropertyFailure extends Error {
   constructor(message: string, readonly expected: unknown, readonly actual: unknown, cause?: unknown) {

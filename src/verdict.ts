@@ -104,7 +104,7 @@ export function markServiceFault<E>(err: E): E {
 }
 
 /**
- * Whether an error thrown out of a check is a verdict on the service: a failed `verify`, a vitest assertion,
+ * Whether an error thrown out of a check is a verdict on the service: a failed `verify`, an assertion library's AssertionError,
  * a tagged service fault, a reply that does not parse (SyntaxError), or an error carrying expected/actual.
  * Anything else (a TypeError, a ReferenceError, a bare Error of the harness's plumbing) is the harness's own
  * error. A failed property is judged by the error of its failing run.

@@ -6,7 +6,7 @@ import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
 
 /**
  * The interop matrix: the official SDK clients (TypeScript v1 and v2, Python, Go), each its own program,
- * run side by side once per run by the main process while the other suites run (src/interop/matrix.ts).
+ * run side by side once per run by the run itself while the checks run (src/interop/matrix.ts).
  * Each row judges one client at one step from the lines it printed, with its wire log and its stderr.
  */
 

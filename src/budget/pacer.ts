@@ -41,8 +41,8 @@ export function holdBackMs(status: number, headers: Record<string, string>): num
 }
 
 /**
- * What the harness may still wait for one request: `leftMs` of the check's own deadline (undefined: none,
- * e.g. outside a check) and the check's whole deadline, for the message.
+ * What the harness may still wait for one request: `leftMs` of the check's own deadline (OUTSIDE_A_CHECK
+ * where no check's deadline bounds it) and the check's whole deadline, for the message.
  */
 export interface WaitRoom {
   leftMs: number;
@@ -128,7 +128,7 @@ class Pacer {
     const before = this.refusing.get(bucket);
     if (before) return stop(`${before}; this request on the same bucket got 429 again (${told}) and was not waited out`);
     const throttledFor = `throttled for ${seconds(wait)} s (429 from ${path}, ${told})`;
-    if (room.leftMs !== undefined && wait > room.leftMs) {
+    if (wait > room.leftMs) {
       return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s ${room.owner ?? 'this check'} has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
     }
     const reserved = runLedger().reserveWait(wait);

@@ -47,10 +47,11 @@ export class ConformanceRuns {
     this.running++;
     let timer: NodeJS.Timeout | undefined;
     try {
+      // The child is killed at its own deadline.
+      if (this.options.ownProcess) return await runConformanceChild(args, timeoutMs, reportDir);
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the run ${args.join(' ')} did not end within ${timeoutMs} ms`)), timeoutMs);
       });
-      if (this.options.ownProcess) return await runConformanceChild(args, timeoutMs, reportDir);
       return await Promise.race([runCommandLine(args, reportDir), late]);
     } finally {
       clearTimeout(timer);

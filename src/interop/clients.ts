@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Revision } from '../catalog/types.js';
-import { PACKAGE_ROOT } from '../kit/package-root.js';
-import { program } from '../kit/package-root.js';
+import { PACKAGE_ROOT, program } from '../kit/package-root.js';
 
 /**
  * The official MCP SDK clients of the interop matrix (`src/interop/clients/README.md` is their contract):

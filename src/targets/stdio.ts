@@ -5,8 +5,7 @@ import type { TargetInfo } from '../target-info.js';
 import { isObject } from '../tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
-import { PACKAGE_ROOT } from '../kit/package-root.js';
-import { compiled, program } from '../kit/package-root.js';
+import { compiled, PACKAGE_ROOT, program } from '../kit/package-root.js';
 
 const ROOT = PACKAGE_ROOT;
 

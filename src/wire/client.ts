@@ -83,7 +83,7 @@ export class WireClient {
   /**
    * Sends one request. A 429 is waited out as the deployment says, within the run-wide wait budget and the
    * check's deadline, and the request sent again; when it cannot be, the check fails as throttled
-   * (`Throttled`, src/budget/runPacer().ts): the service kept it from judging.
+   * (`Throttled`, src/budget/pacer.ts): the service kept it from judging.
    */
   async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
     if (this.options.pace === false) return this.once(url, req);
@@ -106,7 +106,7 @@ export class WireClient {
       const { again, throttled } = await runPacer().next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
       if (throttled) throw new Throttled(throttled.message, { status: res.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }), attempts: attempt + 1 });
       if (!again) return res;
-      // Sent again once runPacer().before has waited out the bucket the 429 held.
+      // Sent again once the pacer's `before` has waited out the bucket the 429 held.
     }
   }
 
@@ -137,10 +137,11 @@ export class WireClient {
       body = JSON.stringify(req.json);
       headers['content-type'] ??= 'application/json';
     }
-    // The keys this process learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
+    const sentText = body === undefined || typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+    // The keys this run learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
     let secrets = [...this.secrets(), ...runKeys().redaction()];
     const record: Exchange = {
-      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(body !== undefined && { body: keptRedacted(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), secrets) }) },
+      request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(sentText !== undefined && { body: keptRedacted(sentText, secrets) }) },
       startedAt: new Date().toISOString(),
     };
     this.log.push(record);
@@ -192,7 +193,6 @@ export class WireClient {
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
-      const sentText = typeof body === 'string' ? body : body === undefined ? undefined : Buffer.from(body).toString('utf8');
       countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
       // A key this reply minted is known before the reply is recorded, so the record never holds it.
       const minted = runKeys().learnFromReply(url, method, res.statusCode, response.json);

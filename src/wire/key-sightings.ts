@@ -27,12 +27,8 @@ export interface KeySighting {
   exchange?: Exchange;
 }
 
-/** What a worker hands the main process. */
-export interface KeyLedgerDelta {
-  /** Keys (detected and redacted), each with its role: `a key the run bootstrapped`. */
-  keys: [string, string][];
-  /** Secrets that are not live keys (redacted only): a made-up key a check sent. */
-  secrets: string[];
+/** What the run's replies showed: the sightings, and how many replies of the target were looked through. */
+export interface ReplyInspection {
   sightings: KeySighting[];
   /** Sightings beyond those kept with their evidence. */
   sightingsLeftOut: number;
@@ -49,7 +45,7 @@ export interface LedgerTarget {
   revokedKey?: string;
 }
 
-/** Sightings kept with their exchange per process between flushes; the rest are counted. */
+/** Sightings kept with their exchange per run; the rest are counted. */
 const KEPT_SIGHTINGS = 20;
 
 const BOOTSTRAP_PATH = '/api/agent/bootstrap';
@@ -66,11 +62,9 @@ export class KeyLedger {
   private readonly keys = new Map<string, string>();
   private readonly secrets = new Set<string>();
   private readonly origins = new Set<string>();
-  private identity: string | undefined;
   private sightings: KeySighting[] = [];
   private sightingsLeftOut = 0;
   private inspected = 0;
-  private flushed = new Set<string>();
   private matcher: { keys: string[]; m: SpellingMatcher } | undefined;
   private redactionList: string[] | undefined;
 
@@ -78,19 +72,14 @@ export class KeyLedger {
     this.keys.clear();
     this.secrets.clear();
     this.origins.clear();
-    this.identity = undefined;
     this.sightings = [];
     this.sightingsLeftOut = 0;
     this.inspected = 0;
-    this.flushed = new Set();
     this.changed();
   }
 
-  /** Watches `target`: its origins are where replies are judged, its keys are known. A new target starts a new ledger. */
+  /** Watches `target`: its origins are where replies are judged, its keys are known (once per run: the ledger is the run's). */
   configure(target: LedgerTarget): void {
-    const id = [target.baseUrl, target.mcpUrl, target.apiKey, target.otherKey, target.revokedKey].join('\u0000');
-    if (this.identity !== undefined && this.identity !== id) this.reset();
-    this.identity = id;
     for (const url of [target.baseUrl, target.mcpUrl]) {
       try {
         this.origins.add(new URL(url).origin);
@@ -119,7 +108,7 @@ export class KeyLedger {
     this.changed();
   }
 
-  /** Every key and secret known to this process, for redaction (the same array until one is learnt). */
+  /** Every key and secret known to this run, for redaction (the same array until one is learnt). */
   redaction(): string[] {
     return (this.redactionList ??= [...this.keys.keys(), ...this.secrets]);
   }
@@ -162,29 +151,13 @@ export class KeyLedger {
     return sighting;
   }
 
-  /** What this process learnt since the last take (keys not handed over yet, every sighting), and forgets the sightings. */
-  take(): KeyLedgerDelta {
-    const keys = [...this.keys].filter(([k]) => !this.flushed.has(k));
-    const secrets = [...this.secrets].filter((s) => !this.flushed.has(s));
-    for (const [k] of keys) this.flushed.add(k);
-    for (const s of secrets) this.flushed.add(s);
-    const delta: KeyLedgerDelta = { keys, secrets, sightings: this.sightings, sightingsLeftOut: this.sightingsLeftOut, inspected: this.inspected };
+  /** The sightings and the count of replies inspected since the last take, forgotten as they are taken. */
+  take(): ReplyInspection {
+    const taken: ReplyInspection = { sightings: this.sightings, sightingsLeftOut: this.sightingsLeftOut, inspected: this.inspected };
     this.sightings = [];
     this.sightingsLeftOut = 0;
     this.inspected = 0;
-    return delta;
-  }
-
-  /** A worker's delta, in the main process. */
-  merge(delta: Partial<KeyLedgerDelta>): void {
-    for (const [k, role] of delta.keys ?? []) if (typeof k === 'string') this.learnKey(k, String(role));
-    for (const s of delta.secrets ?? []) if (typeof s === 'string') this.learnSecret(s);
-    for (const s of delta.sightings ?? []) {
-      if (this.sightings.length < KEPT_SIGHTINGS) this.sightings.push(s);
-      else this.sightingsLeftOut++;
-    }
-    this.sightingsLeftOut += Number(delta.sightingsLeftOut) || 0;
-    this.inspected += Number(delta.inspected) || 0;
+    return taken;
   }
 
   private watches(url: string): boolean {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_MUTANTS, mutant } from '../../fixtures/mutants/index.js';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer, type Middleware, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { REDACTED, scrubDeep, scrubText, Secrets } from '../../src/kit/scrub.js';
 import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
 import { conformanceSecrets } from '../../src/reports/index.js';
@@ -13,7 +13,6 @@ import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-
 import { bootstrap } from '../helpers/reference.js';
 import { program } from '../../src/kit/package-root.js';
 import { rewriteResponse, tryParse } from '../../fixtures/mutants/intercept.js';
-import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { keyLeaks } from '../helpers/key-leaks.js';
 
 /*

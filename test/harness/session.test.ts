@@ -1,6 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sessionMutants } from '../../fixtures/mutants/session.js';
-import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { isMcp } from '../../fixtures/mutants/intercept.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { McpSession } from '../../src/mcp-session.js';
@@ -10,7 +9,7 @@ import { ROOT } from '../../src/run.js';
 import type { TargetInfo } from '../../src/target-info.js';
 import { openRunSession } from '../../src/targets/session-lifecycle.js';
 import { WireClient } from '../../src/wire/client.js';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer, type Middleware, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { bootstrap } from '../helpers/reference.js';
 import { ConformanceRuns } from '../../src/cli/in-process.js';
 
