@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { adminPost } from '../src/targets/admin-call.js';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
 import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
@@ -197,9 +197,9 @@ async function keysOnTwoPlans(c: CheckContext, limits: RunLimits | undefined): P
     const high = low && plans.find((p) => p.declared.burst > burstBound(low.declared, 0));
     if (low && high) {
       const mint = async (plan: string) => {
-        const res = await request(`${admin.url}/workspaces/create`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan, label: `rate-limit ${plan}` }) });
-        const json = await res.body.json() as { apiKey?: string; error?: string };
-        if (res.statusCode !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.statusCode} ${json.error ?? ''}`);
+        const res = await adminPost(admin, '/workspaces/create', { plan, label: `rate-limit ${plan}` });
+        const json = res.json() as { apiKey?: string; error?: string };
+        if (res.status !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.status} ${json.error ?? ''}`);
         c.addSecret(json.apiKey);
         return json.apiKey;
       };

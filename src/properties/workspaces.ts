@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { adminPost } from '../targets/admin-call.js';
 import type { CheckContext } from '../check.js';
 import { bootstrapWorkspace } from '../fresh-workspace.js';
 
@@ -44,10 +44,8 @@ export async function revokeKey(c: CheckContext, key: string): Promise<void> {
 async function adminCall(c: CheckContext, path: string, body: unknown): Promise<unknown> {
   const admin = c.target.admin;
   if (!admin) c.notTestable('minting and revoking keys needs the admin settings of the deployment; only the embedded target offers them to the harness');
-  const res = await request(`${admin.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  const json = await res.body.json() as { error?: string };
-  if (res.statusCode !== 200) throw new Error(`admin channel ${path}: ${res.statusCode} ${json.error ?? ''}`);
+  const res = await adminPost(admin, path, body);
+  const json = res.json() as { error?: string };
+  if (res.status !== 200) throw new Error(`admin channel ${path}: ${res.status} ${json.error ?? ''}`);
   return json;
 }

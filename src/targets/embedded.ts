@@ -1,5 +1,6 @@
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
+import { adminPost } from './admin-call.js';
 import { startServerThread } from './embedded-thread.js';
 import { TargetError, type PreparedTarget } from './target.js';
 
@@ -19,7 +20,8 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, base.timeoutMs)));
     // Revoked as an admin revokes it in the settings: through the service's own admin channel. A mutant that
     // hands out keys other than those it stores has none to revoke (404): that key then stays as it is.
-    await adminPost(server.admin, '/keys/revoke', { key: revoked!.apiKey });
+    const { status } = await adminPost(server.admin, '/keys/revoke', { key: revoked!.apiKey });
+    if ((status < 200 || status > 299) && status !== 404) throw new TargetError(`the embedded reference server's admin channel answered /keys/revoke with ${status}`);
     const info: TargetInfo = {
       ...base,
       kind: 'embedded',
@@ -42,9 +44,4 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     await server.close();
     throw err;
   }
-}
-
-async function adminPost(admin: { url: string; token: string }, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${admin.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok && res.status !== 404) throw new TargetError(`the embedded reference server's admin channel answered ${path} with ${res.status}`);
 }
