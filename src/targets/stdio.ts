@@ -5,6 +5,7 @@ import type { TargetInfo } from '../target-info.js';
 import { isObject } from '../tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
+import { reaped } from '../kit/child-reaper.js';
 import { compiled, PACKAGE_ROOT, program } from '../kit/package-root.js';
 
 const ROOT = PACKAGE_ROOT;
@@ -138,7 +139,8 @@ export class StdioProcess {
   constructor(spec: NonNullable<TargetInfo['stdio']>, private readonly secrets: readonly string[]) {
     // The harness's own key variables are not the child's business.
     const { MCP_API_KEY: _a, MCP_REVOKED_KEY: _b, ...inherited } = process.env;
-    this.child = spawn(spec.command, spec.args, { cwd: ROOT, env: { ...inherited, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Ended with the command on a signal: a server that ignores its stdin's end would outlive the run.
+    this.child = reaped(spawn(spec.command, spec.args, { cwd: ROOT, env: { ...inherited, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'] }));
     const decoder = new TextDecoder();
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.partial += decoder.decode(chunk, { stream: true });

@@ -27,19 +27,33 @@ const alive = (pid: number) => {
  * A conformance run ended by a signal ends what it started: the interop matrix's SDK client programs are the
  * command's children, and a node process that dies of a signal takes none with it (src/kit/child-reaper.ts).
  */
+/** Starts the command, waits until it has `least` children, signals it; returns its exit code and the children. */
+async function signalled(args: string[], least: number, signal: NodeJS.Signals): Promise<{ code: number | null; started: number[] }> {
+  const child = spawn(process.execPath, [program('src/cli/conformance.ts'), ...args, '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: 'ignore' });
+  let started: number[] = [];
+  for (let i = 0; i < 100 && started.length < least; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    started = childrenOf(child.pid!);
+  }
+  expect(started.length, 'the children started').toBeGreaterThanOrEqual(least);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  child.kill(signal);
+  const code = await exited;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { code, started };
+}
+
 describe('a signal to a running conformance command', () => {
   it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('%s while the SDK clients run: exit %i, no child left', async (signal, code) => {
-    const child = spawn(process.execPath, [program('src/cli/conformance.ts'), '--only', 'interop-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: 'ignore' });
-    let started: number[] = [];
-    for (let i = 0; i < 100 && started.length < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      started = childrenOf(child.pid!);
-    }
-    expect(started.length, 'the clients started').toBeGreaterThanOrEqual(2);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    child.kill(signal);
-    expect(await exited).toBe(code);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(started.filter(alive)).toEqual([]);
+    const run = await signalled(['--only', 'interop-', '--seed', '1'], 2, signal);
+    expect(run.code).toBe(code);
+    expect(run.started.filter(alive)).toEqual([]);
+  }, 60_000);
+
+  // A stdio server that never answers and ignores its stdin's end: only the signal's reaper ends it.
+  it("SIGTERM while a stdio target's server runs: exit 143, the server ended too", async () => {
+    const run = await signalled(['--target', 'stdio', '--stdio-command', 'sleep 61', '--only', 'stdio'], 1, 'SIGTERM');
+    expect(run.code).toBe(143);
+    expect(run.started.filter(alive)).toEqual([]);
   }, 60_000);
 });
