@@ -133,10 +133,35 @@ function foldedAt(text: string, at: number, folded: string): boolean {
   return true;
 }
 
+/** Bits of a head hash the matcher's filter keeps (`SpellingMatcher.heads`), and the mask of its word index. */
+const HEAD_BITS = 20;
+const HEAD_WORD_MASK = (1 << (HEAD_BITS - 5)) - 1;
+
 /** 31^(HEAD-1) mod 2^32: what the leaving character weighs in the rolling hash. */
 const LEAVING = Array.from({ length: HEAD - 1 }).reduce<number>((p) => Math.imul(p, 31), 1);
 
 interface Entry { folded: string; owner: number; spelling: Spelling }
+
+/** A spelling as the matcher files it: its folded text, and the hash of its head when it is long. */
+interface Filed { folded: string; spelling: Spelling; head?: number }
+
+/** Secrets whose spellings were derived before: a run builds a matcher per list of secrets, and its lists share most of them. */
+const filedBySecret = new Map<string, Filed[]>();
+const FILED_KEPT = 4096;
+
+/** `spellingsOf(secret)` folded and hashed, derived once per secret. */
+function filedOf(secret: string): Filed[] {
+  let filed = filedBySecret.get(secret);
+  if (!filed) {
+    filed = spellingsOf(secret).map((spelling) => {
+      const folded = fold(spelling.text);
+      return { folded, spelling, ...(folded.length >= WHOLE_TOKEN_BELOW && { head: headHash(folded, 0) }) };
+    });
+    if (filedBySecret.size >= FILED_KEPT) filedBySecret.clear();
+    filedBySecret.set(secret, filed);
+  }
+  return filed;
+}
 
 /**
  * Finds and replaces every spelling of a list of secrets in text (case-insensitively; longest spelling first
@@ -150,31 +175,35 @@ export class SpellingMatcher {
   private readonly byFolded = new Map<string, Entry>();
   /** Long spellings by the hash of their head, longest first. */
   private readonly byHead = new Map<number, Entry[]>();
-  /** The low 16 bits of every head hash: most positions of a text are ruled out by one array read. */
-  private readonly heads = new Uint8Array(1 << 16);
+  /**
+   * The low HEAD_BITS bits of every head hash, as a bit set: most positions of a text are ruled out by one
+   * array read. A run's hundreds of keys file thousands of heads: with fewer bits, one position in ten passed.
+   */
+  private readonly heads = new Uint32Array(1 << (HEAD_BITS - 5));
   private readonly short: RegExp | undefined;
 
   constructor(secrets: readonly string[]) {
+    const shorts: string[] = [];
     secrets.forEach((secret, owner) => {
       if (!secret) return;
-      for (const spelling of spellingsOf(secret)) {
-        const folded = fold(spelling.text);
-        if (!this.byFolded.has(folded)) this.byFolded.set(folded, { folded, owner, spelling });
+      for (const { folded, spelling, head } of filedOf(secret)) {
+        if (this.byFolded.has(folded)) continue;
+        const entry: Entry = { folded, owner, spelling };
+        this.byFolded.set(folded, entry);
+        if (head === undefined) {
+          shorts.push(spelling.text);
+          continue;
+        }
+        this.heads[(head >>> 5) & HEAD_WORD_MASK]! |= 1 << (head & 31);
+        const list = this.byHead.get(head);
+        if (!list) this.byHead.set(head, [entry]);
+        else {
+          // Longest first; equal lengths in the order they came.
+          const at = list.findIndex((e) => e.folded.length < folded.length);
+          list.splice(at < 0 ? list.length : at, 0, entry);
+        }
       }
     });
-    const shorts: string[] = [];
-    for (const entry of this.byFolded.values()) {
-      if (entry.folded.length < WHOLE_TOKEN_BELOW) {
-        shorts.push(entry.spelling.text);
-        continue;
-      }
-      const h = headHash(entry.folded, 0);
-      this.heads[h & 0xffff] = 1;
-      const list = this.byHead.get(h) ?? [];
-      list.push(entry);
-      list.sort((a, b) => b.folded.length - a.folded.length);
-      this.byHead.set(h, list);
-    }
     shorts.sort((a, b) => b.length - a.length);
     this.short = shorts.length > 0 ? new RegExp(shorts.map((x) => `${TOKEN_BEFORE}${escapeRegExp(x)}${TOKEN_AFTER}`).join('|'), 'gi') : undefined;
   }
@@ -184,13 +213,15 @@ export class SpellingMatcher {
     if (!text || this.byFolded.size === 0) return [];
     const found: { index: number; entry: Entry }[] = [];
     if (this.byHead.size > 0 && text.length >= HEAD) {
+      const heads = this.heads;
+      const last = text.length - HEAD;
       let h = headHash(text, 0);
       for (let i = 0; ; i++) {
-        if (this.heads[h & 0xffff] === 1) {
+        if ((heads[(h >>> 5) & HEAD_WORD_MASK]! & (1 << (h & 31))) !== 0) {
           const hit = this.byHead.get(h)?.find((e) => foldedAt(text, i, e.folded));
           if (hit) found.push({ index: i, entry: hit });
         }
-        if (i + HEAD >= text.length) break;
+        if (i >= last) break;
         h = (Math.imul(h - Math.imul(lowerCode(text.charCodeAt(i)), LEAVING), 31) + lowerCode(text.charCodeAt(i + HEAD))) | 0;
       }
     }

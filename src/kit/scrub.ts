@@ -18,6 +18,7 @@ export const REDACTED = '[REDACTED]';
 
 /** Anything shaped like a service key (`<prefix>_live_<16+ characters>`), known or not: altered keys leak too. */
 export function scrubKeyShapes(text: string): string {
+  if (!text.includes('_live_')) return text; // the report door calls this for every string: most hold no key shape
   return text.replace(/(?<=_live_)[A-Za-z0-9]{16,}/g, REDACTED); // a lookbehind: linear on long text
 }
 
@@ -62,10 +63,12 @@ const BEARER = /\b(Bearer\s+)(?!\[REDACTED)([A-Za-z0-9\-._~+/]+=*)/gi;
 
 /** The secret-free patterns alone (URL userinfo, credential query values, Bearer credentials, key shapes). */
 export function scrubPatterns(text: string): string {
-  return scrubKeyShapes(text
-    .replace(USERINFO, `$1${REDACTED}@`)
-    .replace(CREDENTIAL_QUERY, `$1${REDACTED}`)
-    .replace(BEARER, (whole, scheme: string, token: string) => (token.length >= 12 && /\d/.test(token) ? `${scheme}${REDACTED}` : whole)));
+  // Each pattern only where the text holds what it cannot match without: most strings of a report hold none.
+  let out = text;
+  if (out.includes('@')) out = out.replace(USERINFO, `$1${REDACTED}@`);
+  if (out.includes('=')) out = out.replace(CREDENTIAL_QUERY, `$1${REDACTED}`);
+  if (/bearer/i.test(out)) out = out.replace(BEARER, (whole, scheme: string, token: string) => (token.length >= 12 && /\d/.test(token) ? `${scheme}${REDACTED}` : whole));
+  return scrubKeyShapes(out);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -150,12 +153,20 @@ export function scrubText(text: string, secrets?: Secrets): string {
  * map keyed by URL can hold a secret as well as a value can). Numbers, booleans, null pass as they are.
  */
 export function scrubDeep<T>(value: T, secrets?: Secrets): T {
+  // A report repeats its short strings (field names, statuses, header names) thousands of times: each is scrubbed once.
+  const done = new Map<string, string>();
+  const scrub = (text: string): string => {
+    if (text.length > 256) return scrubText(text, secrets);
+    let out = done.get(text);
+    if (out === undefined) done.set(text, (out = scrubText(text, secrets)));
+    return out;
+  };
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrubText(v, secrets);
+    if (typeof v === 'string') return scrub(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[scrubText(k, secrets)] = walk(x);
+      for (const [k, x] of Object.entries(v)) out[scrub(k)] = walk(x);
       return out;
     }
     return v;

@@ -65,7 +65,10 @@ export class KeyLedger {
   private sightings: KeySighting[] = [];
   private sightingsLeftOut = 0;
   private inspected = 0;
-  private matcher: { keys: string[]; m: SpellingMatcher } | undefined;
+  /** The matcher of the keys known at `version` less those `minted`: built again only when either changes. */
+  private matcher: { version: number; minted: string; keys: string[]; m: SpellingMatcher } | undefined;
+  /** Counts the changes to the known keys. */
+  private version = 0;
   private redactionList: string[] | undefined;
 
   reset(): void {
@@ -129,10 +132,13 @@ export class KeyLedger {
   inspect(reply: InspectedReply): KeySighting | undefined {
     if (!this.watches(reply.url)) return undefined;
     this.inspected++;
-    const keys = [...this.keys.keys()].filter((k) => !reply.minted?.includes(k));
+    const minted = reply.minted?.join('\u0000') ?? '';
+    if (this.matcher?.version !== this.version || this.matcher.minted !== minted) {
+      const keys = [...this.keys.keys()].filter((k) => !reply.minted?.includes(k));
+      this.matcher = { version: this.version, minted, keys, m: new SpellingMatcher(keys) };
+    }
+    const { keys, m } = this.matcher;
     if (keys.length === 0) return undefined;
-    if (this.matcher?.keys.join('\u0000') !== keys.join('\u0000')) this.matcher = { keys, m: new SpellingMatcher(keys) };
-    const m = this.matcher.m;
     // A reply repeating what the request carried in its body (a tool echoing its arguments) shows nothing new.
     const sent = new Set(reply.requestBody ? m.find(reply.requestBody).map((x) => x.owner) : []);
     const found: string[] = [];
@@ -169,6 +175,7 @@ export class KeyLedger {
   }
 
   private changed(): void {
+    this.version++;
     this.redactionList = undefined;
   }
 }

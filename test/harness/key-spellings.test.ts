@@ -75,6 +75,19 @@ describe('a key\'s spellings', () => {
     expect(found(`{"secret":"${SECRET}"}`)).toEqual(['its secret part']);
     for (const s of spellingsOf(KEY)) expect(s.form).not.toContain(SECRET);
   });
+
+  // A run's matchers share their secrets' spellings (derived once per secret): each still names its own owners.
+  it('among thousands of keys finds each one, owned by its place in that matcher\'s list', () => {
+    const keys = Array.from({ length: 2000 }, () => `cnv_live_${secretOf(24)}`);
+    const forward = new SpellingMatcher(keys);
+    const backward = new SpellingMatcher([...keys].reverse());
+    for (const i of [0, 1, 999, 1999]) {
+      const text = `echo ${Buffer.from(keys[i]!).toString('base64')} and ${keys[i]!.toLowerCase()}`;
+      expect(forward.find(text).map((x) => x.owner)).toEqual([i, i]);
+      expect(backward.find(text).map((x) => x.owner)).toEqual([1999 - i, 1999 - i]);
+    }
+    expect(forward.find(`none of them: ${secretOf(4000)}`)).toEqual([]);
+  });
 });
 
 describe('header values are secrets whatever their length', () => {
