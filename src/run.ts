@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openLedger } from './budget/run-ledger.js';
 import { takeSpent } from './budget/tally.js';
-import { CATALOG, requirement } from './catalog/index.js';
+import { CATALOG, requirement, selectRequirements } from './catalog/index.js';
 import { loadChecks } from './engine/suites.js';
 import { planChecks, runPlanned, searchesIn } from './engine/runner.js';
 import { inNewScope } from './kit/run-scope.js';
@@ -16,7 +16,7 @@ import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
 import { QUICK_BUDGET, timeBoxOf } from './property.js';
 import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
-import { conformanceSecrets, writeReports } from './reports/index.js';
+import { claimReportDir, conformanceSecrets, writeReports } from './reports/index.js';
 import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
 import { TargetError, type PreparedTarget } from './targets/target.js';
 import { prepareUrl } from './targets/url.js';
@@ -34,13 +34,6 @@ export const ROOT = PACKAGE_ROOT;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from './run-options.js';
-
-/** Ids selected by --only (exact ids or prefixes); empty selects all. */
-export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {
-  return (r: (typeof CATALOG)[number]) =>
-    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)))
-    && (!r.client || !clients || clients.includes(r.client));
-}
 
 async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget> {
   switch (options.target) {
@@ -91,6 +84,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   }
   const selected = selectRequirements(options.only, profile.kind, options.clients);
   if (!CATALOG.some(selected)) throw new TargetError(`${[options.only.length > 0 && `--only ${options.only.join(',')}`, options.clients && `--clients ${options.clients.join(',')}`].filter(Boolean).join(' with ')} selects no requirement`);
+  claimReportDir(resolve(options.reportDir));
   const startedAt = new Date();
   const started = performance.now();
   // The suites load while the target starts (the embedded server starts in a thread of its own).

@@ -14,10 +14,11 @@ import { CAPS, capProblem } from '../safety.js';
 import { SCENARIOS } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+import { callerPath, invocation } from '../../src/kit/invocation.js';
 
 const ROOT = PACKAGE_ROOT;
 
-export const LOAD_K6_USAGE = `Usage: npm run load:k6 -- [options]
+export const LOAD_K6_USAGE = `Usage: ${invocation('load:k6')} [options]
 
 Runs the k6 scripts of load/k6/ (open-model arrival rate, one k6 scenario per load scenario, thresholds as
 gates) and writes k6-summary.json, k6-junit.xml and load-k6.json to the report directory.
@@ -101,7 +102,7 @@ export function readLoadK6Options(args: string[] | undefined, onSecrets: (secret
   if (problem) fail(problem);
   return {
     kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, loadEnv, inputs,
-    reportDir: resolve(values['report-dir'] ?? 'reports/latest'),
+    reportDir: callerPath(values['report-dir'] ?? 'reports/latest'),
     script: join(ROOT, 'load', 'k6', inputs.smoke ? 'smoke.ts' : 'stateless-post.ts'),
   };
 }

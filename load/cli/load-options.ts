@@ -18,10 +18,11 @@ import {
 import { CAPS } from '../safety.js';
 import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
+import { callerPath, invocation } from '../../src/kit/invocation.js';
 
 const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
 
-export const LOAD_USAGE = `Usage: npm run load -- [options]
+export const LOAD_USAGE = `Usage: ${invocation('load')} [options]
 
 Load-tests the service with autocannon (closed loop, or a fixed arrival rate), one scenario after the
 other; checks every reply (status, content type, JSON-RPC id and result, progress events of streaming
@@ -117,14 +118,14 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
   let baseline: LoadReport | undefined;
   if (values.baseline !== undefined) {
     try {
-      baseline = readBaseline(values.baseline);
+      baseline = readBaseline(callerPath(values.baseline));
     } catch (err) {
       if (err instanceof BaselineError) fail(err.message);
       throw err;
     }
   }
 
-  const reportDir = values['report-dir'] ?? 'reports/latest';
+  const reportDir = callerPath(values['report-dir'] ?? 'reports/latest');
   try {
     mkdirSync(reportDir, { recursive: true });
   } catch (err) {

@@ -12,11 +12,12 @@ import { Secrets } from '../../src/kit/scrub.js';
 import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
 import { CAPS } from '../safety.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
+import { callerPath, invocation } from '../../src/kit/invocation.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
 export const PROBE_REFERENCE: ConfigOverrides = { plans: { probe: { ratePerSecond: 50, burst: 20, maxBlocks: 10 } }, bootstrapPlan: 'probe' };
 
-export const PROBE_USAGE = `Usage: npm run probe:rate-limit -- [options]
+export const PROBE_USAGE = `Usage: ${invocation('probe:rate-limit')} [options]
 
 Steps the request rate up per key until 429s appear, and reports the sustained limit and the burst,
 whether Retry-After is present and honest, the RateLimit header fields, and whether throttling one key
@@ -123,7 +124,7 @@ export function readProbeOptions(args: string[] | undefined, onSecrets: (secrets
   return {
     kind, baseUrl, apiKey, siblingKey, otherKey, allowRemote: values['allow-remote'] ?? false, mutant, reference, plan, configured,
     maxTimeS, maxRate, maxRequests, maxBurst, startRate, stepTimeS, refineSteps, tolerancePct, expectRate, expectBurst,
-    reportDir: resolve(values['report-dir'] ?? 'reports/probe'),
+    reportDir: callerPath(values['report-dir'] ?? 'reports/probe'),
     quiet: values.quiet ?? false,
   };
 }

@@ -30,3 +30,10 @@ export function requirement(id: string): Requirement {
   if (!r) throw new Error(`unknown requirement id "${id}": add it to src/catalog first`);
   return r;
 }
+
+/** Ids selected by --only (exact ids or prefixes); empty selects all. */
+export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {
+  return (r: Requirement) =>
+    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)))
+    && (!r.client || !clients || clients.includes(r.client));
+}

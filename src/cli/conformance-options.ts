@@ -11,8 +11,9 @@ import { Secrets } from '../kit/scrub.js';
 import { KEY_ENV, keyOption, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
+import { callerPath, invocation } from '../kit/invocation.js';
 
-export const CONFORMANCE_USAGE = `Usage: npm run conformance -- [options]
+export const CONFORMANCE_USAGE = `Usage: ${invocation('conformance')} [options]
 
 Checks a deployment of the hosted agent-tool MCP service, requirement by requirement, and writes
 results.json (and the other reports) to the report directory.
@@ -66,6 +67,8 @@ Run
                           GitHub Actions annotation per failing check on stdout (::error for a MUST,
                           ::warning for a SHOULD, ::notice for a MAY or INFO), with its replay command
   --quiet                 print only the verdict line: no start line, no progress
+  --list                  print the requirements these options select (id, level, group, sentence) and
+                          exit 0, sending nothing; --json prints them as a JSON array
   --seed <n>              seed for generated inputs and ordering (default: random, printed)
 
 Properties (fast-check searches of the input space, shrunk to a minimal counterexample)
@@ -91,6 +94,8 @@ export interface ConformanceCommand {
   quiet: boolean;
   /** The line a run starts with (scrub it before printing). */
   startLine: string;
+  /** `--list` (`--json`): print the requirements the options select instead of running. */
+  list?: 'text' | 'json';
 }
 
 /**
@@ -107,7 +112,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
     timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
     clients: { type: 'string' }, runs: { type: 'string' }, 'property-time': { type: 'string' }, budget: { type: 'string' }, replay: { type: 'string' },
-    reporter: { type: 'string' }, quiet: { type: 'boolean' },
+    reporter: { type: 'string' }, quiet: { type: 'boolean' }, list: { type: 'boolean' }, json: { type: 'boolean' },
   }, { args });
   // A usage error may quote a value: keys, whole --header lines and URL credentials are secrets from here on.
   onSecrets(Secrets.from({
@@ -126,6 +131,8 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   const headers = headerOption('--header', values.header);
   const reporter = enumOption('--reporter', values.reporter, ['default', 'github']) ?? 'default';
   const quiet = values.quiet ?? false;
+  if (values.json && !values.list) fail('--json goes with --list');
+  const list = values.list ? (values.json ? 'json' : 'text') : undefined;
   const protocol = enumOption('--protocol', values.protocol, ['auto', ...REVISIONS]) ?? 'auto';
   const only = listOption('--only', values.only, 'requirement id or prefix') ?? [];
   const { seed } = seedOption(values.seed);
@@ -164,7 +171,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   let baseline: string[] = [];
   if (values.baseline) {
     try {
-      const parsed = JSON.parse(readFileSync(values.baseline, 'utf8')) as unknown;
+      const parsed = JSON.parse(readFileSync(callerPath(values.baseline), 'utf8')) as unknown;
       // Ids, or { "id", "reason" } entries that say why each failure is expected (fixtures/baselines/).
       const ids = Array.isArray(parsed) ? parsed.map((x: unknown) => (typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : x)) : undefined;
       if (!ids || !ids.every((x): x is string => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids, or of { "id", "reason" } entries');
@@ -190,7 +197,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     }
   }
 
-  const replayBase = ['npm run conformance --', `--target ${target}`];
+  const replayBase = [invocation('conformance'), `--target ${target}`];
   if (baseUrl) replayBase.push(`--base-url ${baseUrl}`);
   if (mcpUrl) replayBase.push(`--mcp-url ${mcpUrl}`);
   if (values.profile) replayBase.push(`--profile ${values.profile}`);
@@ -219,7 +226,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     only,
     strict: values.strict ?? false,
     baseline,
-    reportDir: values['report-dir'] ?? 'reports/latest',
+    reportDir: callerPath(values['report-dir'] ?? 'reports/latest'),
     seed,
     timeoutMs,
     mutant,
@@ -234,5 +241,5 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   };
 
   const startLine = `conformance: target ${target}${baseUrl ? ` ${baseUrl}` : ''}${mcpUrl ? ` ${mcpUrl}` : ''}, profile ${options.profile}, seed ${seed}, properties ${search.budgetMs ? `${search.budgetMs / 1000} s shared, ${runs} runs at most each` : `${runs} runs${search.timeLimitMs ? ` or ${search.timeLimitMs} ms` : ''} each`}${replay ? `, replaying ${values.replay}` : ''}`;
-  return { options, reporter, quiet, startLine };
+  return { options, reporter, quiet, startLine, ...(list && { list }) };
 }

@@ -14,9 +14,13 @@ let secrets = new Secrets();
 
 // An error leaving a run is scrubbed of the keys it learnt on its way (src/run.ts); the rest here.
 await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, async () => {
-  const { options, reporter, quiet, startLine } = parseConformanceArgs(undefined, (raw) => (secrets = raw));
+  const { options, reporter, quiet, startLine, list } = parseConformanceArgs(undefined, (raw) => (secrets = raw));
   // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
   secrets = conformanceSecrets(options);
+  if (list) {
+    console.log(scrubLine((await import('./list-requirements.js')).listRequirements(options, list), secrets));
+    return 0;
+  }
   if (!quiet) console.error(scrubLine(startLine, secrets));
   // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
   // Loaded once the command line is read: the harness takes a few tenths of a second to load, bad usage need not wait.

@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../results.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
 import { runKeys } from '../wire/key-sightings.js';
+import { TargetError } from '../targets/target.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary-md.js';
 
@@ -49,6 +50,21 @@ export function conformanceSecrets(options: ConformanceSecretInputs, info?: Targ
 /** A line for the console, scrubbed like the reports. */
 export function scrubLine(line: string, secrets: Secrets): string {
   return scrubText(line, secrets);
+}
+
+/**
+ * Creates the report folder, or refuses it, before a run sends anything: a folder found unwritable after the
+ * run would lose what its requests cost (bootstraps, claim mails, the wait).
+ */
+export function claimReportDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `.write-check-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    throw new TargetError(`cannot write the reports to ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give --report-dir a folder you can write`);
+  }
 }
 
 /**

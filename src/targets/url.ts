@@ -14,12 +14,19 @@ import { TargetError, type PreparedTarget } from './target.js';
  */
 export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
-  try {
-    addSpent({ requests: 1 });
-    const res = await request(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...base.headers }, body: '{"jsonrpc":"2.0","id":0,"method":"ping"}', headersTimeout: base.timeoutMs, bodyTimeout: base.timeoutMs });
-    await res.body.dump();
-  } catch (err) {
-    throw new TargetError(`cannot reach ${endpoint}: ${(err as Error).message}`);
+  const status = await post(endpoint, base, { 'content-type': 'application/json', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}');
+  // No MCP endpoint where the service keeps one: a wrong URL, not a service to judge (its requests would all be 404s).
+  if (status === 404 && !mcpUrl) {
+    const path = new URL(baseUrl).pathname.replace(/\/$/, '');
+    throw new TargetError(path
+      ? `${endpoint} answered 404: --base-url is the service's root, and ${baseUrl} has a path (${path}); give its origin, --base-url ${new URL(baseUrl).origin} (or --mcp-url ${baseUrl} to judge any MCP server at that endpoint)`
+      : `${endpoint} answered 404: is ${baseUrl} the service? Its MCP endpoint is <base URL>/api/mcp/v1 (give --mcp-url to judge any MCP server at another path)`);
+  }
+  // Before the first bootstrap or write: a key the service refuses is the user's mistake, not 40 failing rows.
+  for (const [option, key] of [['--api-key', base.apiKey], ['--other-key', base.otherKey]] as const) {
+    if (!key) continue;
+    const refused = await post(endpoint, base, { ...TOOLS_LIST_HEADERS, ...base.headers, authorization: `Bearer ${key}` }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    if (refused === 401) throw new TargetError(`the service refused the key given with ${option} (401 to tools/list at ${endpoint}); give a live key${option === '--api-key' ? ' (or MCP_API_KEY)' : ' (or MCP_OTHER_KEY)'}`);
   }
   const service = base.profile.kind === 'service';
   const origin = baseUrl.replace(/\/$/, '');
@@ -60,4 +67,19 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
     revisions: [],
   };
   return { info, bootstrapsUsed, close: async () => {} };
+}
+
+/** What a request the service answers without a protocol session needs: JSON in, JSON or a stream out. */
+const TOOLS_LIST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+/** One counted POST before the run; its status, or a TargetError when nothing answers. */
+async function post(url: string, base: TargetBase, headers: Record<string, string>, body: string): Promise<number> {
+  addSpent({ requests: 1 });
+  try {
+    const res = await request(url, { method: 'POST', headers, body, headersTimeout: base.timeoutMs, bodyTimeout: base.timeoutMs });
+    await res.body.dump();
+    return res.statusCode;
+  } catch (err) {
+    throw new TargetError(`cannot reach ${url}: ${(err as Error).message}`);
+  }
 }

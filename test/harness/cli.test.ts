@@ -59,17 +59,17 @@ describe.concurrent('conformance command: bad input is a clear error with exit 2
     expect(unreachable.stderr.trimEnd().split('\n').at(-1)).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:1\//);
   }, 60_000);
 
-  it('an error inside the harness (reports that cannot be written) exits 2 with one scrubbed line, never a stack or exit 1', async () => {
+  it('reports that cannot be written exit 2 before the run, with one scrubbed line, never a stack or exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-error-'));
     try {
       const file = join(dir, 'a-file');
       writeFileSync(file, '');
-      // A report directory under a file: mkdir fails with ENOTDIR after the run, an Error that is no TargetError,
-      // and its message quotes the path, here holding the run's other key.
+      // A report directory under a file: refused before the run sends anything (an error inside the harness
+      // otherwise: test/harness/cli-main.test.ts), and the message quotes the path, here holding the run's other key.
       const key = `cnv_live_${'Zq9'.repeat(14)}`;
       const run = await runConformanceChild(['--only', 'discovery-llms-txt', '--report-dir', join(file, key)], 120_000, undefined, { MCP_OTHER_KEY: key });
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(/^error: ENOTDIR: not a directory, mkdir '.*\[REDACTED\]'$/);
+      expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(/^error: cannot write the reports to .*\[REDACTED\] \(ENOTDIR\); give --report-dir a folder you can write$/);
       expect(run.stderr.match(/^error: /gm)).toHaveLength(1);
       expect(run.stderr).not.toMatch(/^\s+at /m);
       expect(run.stderr).not.toContain('Usage:');

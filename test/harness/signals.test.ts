@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { program } from '../../src/kit/package-root.js';
+import { PACKAGE_ROOT, program } from '../../src/kit/package-root.js';
 
 /** The processes whose parent is `pid` (pgrep exits 1 when there are none). */
 function childrenOf(pid: number): number[] {
@@ -55,5 +55,49 @@ describe('a signal to a running conformance command', () => {
     const run = await signalled(['--target', 'stdio', '--stdio-command', 'sleep 61', '--only', 'stdio'], 1, 'SIGTERM');
     expect(run.code).toBe(143);
     expect(run.started.filter(alive)).toEqual([]);
+  }, 60_000);
+});
+
+/** Every process under `pid`, children first found first. */
+function descendantsOf(pid: number): number[] {
+  const out: number[] = [];
+  for (let todo = [pid]; todo.length > 0;) {
+    const kids = childrenOf(todo.pop()!);
+    out.push(...kids);
+    todo.push(...kids);
+  }
+  return out;
+}
+
+/**
+ * Through npm, as a person types them: npm hands a signal to its script's process only, and a shell between
+ * them (a script without `exec`) keeps it, so the command went on running (and writing reports) without npm.
+ */
+describe('a signal to `npm run <command>`', () => {
+  it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('reference, %s: the server closes and exits %i, npm with it', async (signal, code) => {
+    const npm = spawn('npm', ['run', '-s', 'reference', '--', '--port', '0'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    await new Promise<void>((resolve) => npm.stdout.once('data', () => resolve()));
+    const started = descendantsOf(npm.pid!);
+    expect(started.length, 'the server started').toBeGreaterThanOrEqual(1);
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (c) => resolve(c)));
+    npm.kill(signal);
+    expect(await exited).toBe(code);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(started.filter(alive)).toEqual([]);
+  }, 30_000);
+
+  it('conformance, SIGTERM while the SDK clients run: exit 143, no process left', async () => {
+    const npm = spawn('npm', ['run', '-s', 'conformance', '--', '--only', 'interop-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { cwd: PACKAGE_ROOT, stdio: 'ignore' });
+    let started: number[] = [];
+    for (let i = 0; i < 100 && started.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      started = descendantsOf(npm.pid!);
+    }
+    expect(started.length, 'the command and its clients started').toBeGreaterThanOrEqual(3);
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (c) => resolve(c)));
+    npm.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(started.filter(alive)).toEqual([]);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,30 @@ describe('the packed project, installed without dev dependencies', () => {
     const run = node([program, '--help']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Usage/i);
+  });
+
+  it('npx runs its one executable: --version, and each command\'s help under its name', () => {
+    const npx = (args: string[]) => spawnSync('npx', ['--offline', 'mcp-canvas-harness', ...args], { cwd: app, encoding: 'utf8', timeout: 60_000 });
+    const version = npx(['--version']);
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(`mcp-canvas-harness ${(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { version: string }).version}`);
+    for (const command of ['conformance', 'load', 'k6', 'probe', 'reference', 'stdio-proxy']) {
+      const help = npx([command, '--help']);
+      expect(help.status, `${command}: ${help.stderr}`).toBe(0);
+      expect(help.stdout).toContain(`Usage: mcp-canvas-harness ${command}`);
+    }
+  });
+
+  it('another project that depends on it runs `npx mcp-canvas-harness conformance`, reports in its own folder', () => {
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{ "name": "project", "version": "1.0.0", "private": true }\n');
+    // A folder dependency: linked, its bin on the project's PATH, nothing fetched.
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', app], { cwd: project, stdio: 'pipe' });
+    const run = spawnSync('npx', ['--offline', 'mcp-canvas-harness', 'conformance', '--only', 'discovery-', '--seed', '1', '--quiet', '--report-dir', 'reports'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^conforms: /);
+    expect(existsSync(join(project, 'reports', 'results.json'))).toBe(true);
   });
 
   it('an embedded --only run conforms and writes its reports', () => {

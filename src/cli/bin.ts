@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * The package's one executable: `mcp-canvas-harness <command> [options]`. Each command is the module its npm
+ * script runs, loaded after its name is taken off the command line, so it reads the same options and exits
+ * the same way whichever door it came through.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { BIN, invokedThroughBin, SUBCOMMANDS, type Subcommand } from '../kit/invocation.js';
+
+/** Each command's module, from dist/. */
+const MODULES: Record<Subcommand, string> = {
+  conformance: './conformance.js',
+  load: '../../load/cli/load.js',
+  k6: '../../load/cli/load-k6.js',
+  probe: '../../load/cli/probe-rate-limit.js',
+  reference: '../../fixtures/reference-server/main.js',
+  'stdio-proxy': '../../fixtures/reference-server/stdio-proxy/main.js',
+};
+
+const SUMMARIES: Record<Subcommand, string> = {
+  conformance: 'judge a deployment (or the embedded reference server) against the requirement catalog; writes reports',
+  load: 'stateless POST throughput and latency with autocannon, gated by thresholds',
+  k6: 'the same load with k6 (a k6 on PATH, or one built with go install)',
+  probe: 'find a deployment\'s real rate limits per key: sustained rate, burst, Retry-After, isolation',
+  reference: 'start the reference implementation of the service',
+  'stdio-proxy': 'MCP over stdio in, the service\'s Streamable HTTP out',
+};
+
+const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+const USAGE = `Usage: ${BIN} <command> [options]
+       ${BIN} <command> --help
+       ${BIN} --version
+
+Commands
+${(Object.keys(SUMMARIES) as Subcommand[]).map((c) => `  ${c.padEnd(12)} ${SUMMARIES[c]}`).join('\n')}
+
+Each command is also an npm script of a checkout (${Object.values(SUBCOMMANDS).map((s) => `npm run ${s}`).slice(0, 2).join(', ')}...).
+Exit status: 0 the verdict holds, 1 it fails, 2 anything else (bad usage, an unreachable target, an error
+inside the harness); 130 and 143 after SIGINT and SIGTERM.`;
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === '--version' || command === '-v' || (command && command in MODULES && rest.length === 1 && rest[0] === '--version')) {
+  console.log(`${BIN} ${version}`);
+} else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  console.log(USAGE);
+} else if (!(command in MODULES)) {
+  process.stderr.write(`error: unknown command "${command}"; the commands: ${Object.keys(MODULES).join(', ')}\n\n${USAGE}\n`);
+  process.exitCode = 2;
+} else {
+  // The command reads process.argv.slice(2) as its own options.
+  process.argv.splice(2, 1);
+  invokedThroughBin();
+  await import(MODULES[command as Subcommand]);
+}

@@ -1,0 +1,47 @@
+import { resolve } from 'node:path';
+
+/**
+ * How a person runs the commands: through the package's one executable (`mcp-canvas-harness conformance ...`,
+ * src/cli/bin.ts) or, in a checkout, through the project's npm scripts (`npm run conformance -- ...`). Usage
+ * texts and the replay commands printed beside a failure say it the way the person typed it.
+ */
+
+/** The package's executable, as `npx` and an installed package's PATH know it. */
+export const BIN = 'mcp-canvas-harness';
+
+/** The npm script of each subcommand of the executable. */
+export const SUBCOMMANDS = {
+  conformance: 'conformance',
+  load: 'load',
+  k6: 'load:k6',
+  probe: 'probe:rate-limit',
+  reference: 'reference',
+  'stdio-proxy': 'stdio-proxy',
+} as const;
+
+export type Subcommand = keyof typeof SUBCOMMANDS;
+type Script = (typeof SUBCOMMANDS)[Subcommand];
+
+let viaBin = false;
+
+/** Said by the executable before it loads a command: from then on its texts name the executable. */
+export function invokedThroughBin(): void {
+  viaBin = true;
+}
+
+/** The words that run `script` with arguments after them: `mcp-canvas-harness probe` or `npm run probe:rate-limit --`. */
+export function invocation(script: Script): string {
+  if (!viaBin) return `npm run ${script} --`;
+  const sub = (Object.keys(SUBCOMMANDS) as Subcommand[]).find((s) => SUBCOMMANDS[s] === script)!;
+  return `${BIN} ${sub}`;
+}
+
+/**
+ * A path the person typed, resolved where they typed it. `npm run <script>` runs its command in the package's
+ * folder and says where it was called from in INIT_CWD: `npm run conformance -- --report-dir out` from
+ * another folder means that folder's `out`, not the harness's.
+ */
+export function callerPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  const viaScript = (Object.values(SUBCOMMANDS) as string[]).includes(env.npm_lifecycle_event ?? '') && env.INIT_CWD;
+  return resolve(viaScript ? env.INIT_CWD! : process.cwd(), path);
+}

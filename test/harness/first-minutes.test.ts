@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT, program } from '../../src/kit/package-root.js';
+import { startReference, type ReferenceServer } from '../helpers/reference.js';
+
+const version = (await import('../../package.json', { with: { type: 'json' } })).default.version;
+
+interface Outcome { code: number | null; stdout: string; stderr: string }
+
+/** Runs a command line to its end: `node <file> ...args`, or any `command` (npm), in `cwd`. */
+function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
+  const child = spawn(command, args, { cwd: options.cwd ?? PACKAGE_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The package's executable, as npx runs it. */
+const bin = (...args: string[]) => run(process.execPath, [program('src/cli/bin.ts'), ...args]);
+
+describe.concurrent('one executable: mcp-canvas-harness <command>', { timeout: 60_000 }, () => {
+  it('--version, alone or after a command, prints the package version and exits 0', async () => {
+    for (const args of [['--version'], ['conformance', '--version'], ['probe', '--version']]) {
+      const out = await bin(...args);
+      expect(out.code, args.join(' ')).toBe(0);
+      expect(out.stdout.trim()).toBe(`mcp-canvas-harness ${version}`);
+    }
+  });
+
+  it('an unknown command exits 2 naming the commands; no command prints the usage', async () => {
+    const wrong = await bin('conformnce');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('error: unknown command "conformnce"; the commands: conformance, load, k6, probe, reference, stdio-proxy');
+    const none = await bin();
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/^Usage: mcp-canvas-harness <command> \[options\]/);
+  });
+
+  it('each command\'s help names the executable, not npm run', async () => {
+    for (const [command, usage] of [['conformance', 'conformance [options]'], ['load', 'load [options]'], ['k6', 'k6 [options]'], ['probe', 'probe [options]'], ['reference', 'reference [--port'], ['stdio-proxy', 'stdio-proxy [--url']]) {
+      const out = await bin(command!, '--help');
+      expect(out.code, command).toBe(0);
+      expect(out.stdout, command).toContain(`Usage: mcp-canvas-harness ${usage}`);
+    }
+  });
+
+  it('conformance --list prints the selected requirements and sends nothing; --json as a JSON array', async () => {
+    const text = await bin('conformance', '--list', '--only', 'auth-missing-key-401,bootstrap-returns-key');
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    // In the catalog's order (bootstrap's rows come first), not the order asked for.
+    expect(lines[0]).toMatch(/^bootstrap-returns-key\s+MUST\s+bootstrap\s+Response: includes `apiKey`/);
+    expect(lines[1]).toMatch(/^auth-missing-key-401\s+MUST\s+auth\s+\S/);
+    expect(lines[2]).toBe('2 requirements (2 MUST, 0 SHOULD, 0 MAY, 0 INFO), profile reference');
+    const json = await bin('conformance', '--list', '--json', '--only', 'auth-');
+    expect(json.code).toBe(0);
+    const rows = JSON.parse(json.stdout) as { id: string; level: string; group: string; text: string; source: string }[];
+    expect(rows.length).toBeGreaterThan(5);
+    for (const r of rows) expect(r).toMatchObject({ id: expect.stringMatching(/^auth-/), level: expect.stringMatching(/^(MUST|SHOULD|MAY|INFO)$/), group: expect.any(String), text: expect.any(String), source: expect.any(String) });
+    // The generic profile lists only the rows that hold for any MCP server.
+    const generic = JSON.parse((await bin('conformance', '--list', '--json', '--profile', 'generic')).stdout) as { generic?: boolean }[];
+    expect(generic.length).toBeGreaterThan(0);
+    expect(generic.every((r) => r.generic === true)).toBe(true);
+  });
+
+  it('--list with an empty selection, and --json without --list, exit 2', async () => {
+    const empty = await bin('conformance', '--list', '--only', 'no-such-row');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('error: --only no-such-row selects no requirement');
+    const json = await bin('conformance', '--json');
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('error: --json goes with --list');
+  });
+});
+
+/** Before the first bootstrap or write: mistakes of the command line cost the deployment nothing. */
+describe.concurrent('checks before spending', { timeout: 60_000 }, () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReference();
+  });
+  afterAll(() => server.close());
+
+  it('a key the service refuses exits 2 with the option that gave it; no bootstrap is sent', async () => {
+    const key = `${server.config.keyPrefix}_live_${'A'.repeat(32)}`;
+    for (const option of ['--api-key', '--other-key']) {
+      const mails = server.outbox.length;
+      const out = await bin('conformance', '--base-url', server.baseUrl, option, key, '--report-dir', mkdtempSync(join(tmpdir(), 'first-')));
+      expect(out.code, option).toBe(2);
+      expect(out.stderr).toContain(`error: the service refused the key given with ${option} (401 to tools/list at ${server.mcpUrl})`);
+      expect(out.stderr + out.stdout).not.toContain(key.slice(-16));
+      expect(server.outbox.length, 'claim mails: no bootstrap went out').toBe(mails);
+    }
+  });
+
+  it('the MCP endpoint given as --base-url exits 2 with the origin to give instead', async () => {
+    const out = await bin('conformance', '--base-url', server.mcpUrl, '--report-dir', mkdtempSync(join(tmpdir(), 'first-')));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`--base-url is the service's root, and ${server.mcpUrl} has a path (/api/mcp/v1); give its origin, --base-url ${server.baseUrl}`);
+  });
+
+  it('a report folder that cannot be written exits 2 before any request', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'first-')), 'a-file');
+    writeFileSync(file, '');
+    const mails = server.outbox.length;
+    const out = await bin('conformance', '--base-url', server.baseUrl, '--report-dir', join(file, 'reports'));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`error: cannot write the reports to ${join(file, 'reports')} (ENOTDIR)`);
+    expect(server.outbox.length).toBe(mails);
+  });
+});
+
+describe('npm run from another folder', () => {
+  // npm runs a script in the package's folder: a relative path the person typed is theirs all the same.
+  it('puts a relative --report-dir in the caller\'s folder', async () => {
+    const caller = mkdtempSync(join(tmpdir(), 'caller-'));
+    const out = await run('npm', ['--prefix', PACKAGE_ROOT, 'run', '-s', 'conformance', '--', '--only', 'discovery-llms-txt-h1', '--report-dir', 'mine', '--quiet'], { cwd: caller });
+    expect(out.code, out.stderr).toBe(0);
+    expect(existsSync(join(caller, 'mine', 'results.json'))).toBe(true);
+    expect(existsSync(join(PACKAGE_ROOT, 'mine'))).toBe(false);
+  }, 60_000);
+});
