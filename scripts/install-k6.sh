@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Installs the pinned k6 into the project's own .tools/bin (k6 is a Go module: no npm or Debian package
-# carries it). Does nothing when that version is already there. Prints the binary's path.
+# Prints the path of the k6 to run: one on PATH of a supported version, else the pinned one in the project's
+# own .tools/bin, built when missing (k6 is a Go module: no npm or Debian package carries it).
 set -euo pipefail
 K6_MODULE="go.k6.io/k6"
 K6_VERSION="v1.8.1"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/.tools/bin"
 K6="$BIN/k6"
+# A k6 already on PATH of the supported major version (the script uses k6 v1's APIs) is used as it is:
+# grafana/setup-k6-action, a package or an image put it there on purpose.
+if ON_PATH="$(command -v k6)" && [ "$ON_PATH" != "$K6" ] && [[ "$("$ON_PATH" version 2>/dev/null || true)" =~ ^k6\ v1\. ]]; then
+  echo "$ON_PATH"
+  exit 0
+fi
 if [ -x "$K6" ] && "$K6" version 2>/dev/null | grep -q "${K6_VERSION}"; then
   echo "$K6"
   exit 0

@@ -46,13 +46,23 @@ function k6Environment(o: LoadK6Options, target: LoadTarget): NodeJS.ProcessEnv 
   };
 }
 
+/** The signal that interrupted the run, if one did: the command then exits as it asks (130, 143). */
+let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
+
 /** Runs k6 with its output streamed; resolves with its exit code (null when killed by a signal). */
 function runK6(k6: string, o: LoadK6Options, target: LoadTarget): Promise<number | null> {
-  // --address '': no REST API listener (several runs on one machine would fight over port 6565).
-  const child = spawn(k6, ['run', '--address', '', o.script], { cwd: ROOT, env: k6Environment(o, target), stdio: ['ignore', 'inherit', 'inherit'] });
-  // Ctrl-C reaches k6 too (same process group): k6 stops and still writes its summary. SIGTERM is passed on.
-  const onSigint = () => console.error('load:k6: interrupted, waiting for k6 to write its summary');
-  const onSigterm = () => child.kill('SIGTERM');
+  // --address '': no REST API listener (several runs on one machine would fight over port 6565). A process
+  // group of its own: a signal reaches k6 once, from here, whether a terminal's Ctrl-C or npm sent it to
+  // this process alone (k6 takes a second SIGINT as "abort without a summary").
+  const child = spawn(k6, ['run', '--address', '', o.script], { cwd: ROOT, env: k6Environment(o, target), stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const forward = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    if (interruptedBy) return;
+    interruptedBy = signal;
+    console.error(`load:k6: ${signal}, waiting for k6 to stop and write its summary`);
+    child.kill(signal);
+  };
+  const onSigint = forward('SIGINT');
+  const onSigterm = forward('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   return new Promise((resolveExit, reject) => {
@@ -83,6 +93,7 @@ async function run(o: LoadK6Options): Promise<number> {
 
   const written = OUTPUT_FILES.map((file) => join(o.reportDir, file)).filter((path) => existsSync(path));
   if (written.length > 0) console.log(`reports:\n${written.map((path) => `  ${path}`).join('\n')}`);
+  if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
   // "A failed threshold exits 99"; any other failure means k6 could not run the test: no verdict.
   if (code === 0 && written.length === OUTPUT_FILES.length) return 0;
   if (code === 99 && written.length === OUTPUT_FILES.length) {

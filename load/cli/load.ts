@@ -30,8 +30,13 @@ const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8'))
 
 function printScenario(s: ScenarioResult, report: LoadReport): void {
   const l = s.latencyMs;
+  // A rate made of refusals is not throughput: a run that is mostly 429s or errors says so first.
+  const failedShare = s.requests > 0 ? Math.min(1, s.errors / s.requests) : 0;
   const lines = [
-    `${s.name}: ${fmt(s.requestsPerSecond)} req/s, ${s.requests} responses in ${fmt(s.durationS)} s`,
+    failedShare > 0.5
+      ? `${s.name}: MOSTLY FAILED: ${(failedShare * 100).toFixed(1)} % of ${s.requests} responses were errors (${errorKindsText(s)}); the ${fmt(s.requestsPerSecond)} req/s below count them`
+      : `${s.name}: ${fmt(s.requestsPerSecond)} req/s, ${s.requests} responses in ${fmt(s.durationS)} s`,
+    ...(failedShare > 0.5 ? [`  ${fmt(s.requestsPerSecond)} req/s, ${s.requests} responses in ${fmt(s.durationS)} s`] : []),
     `  latency ms: p50 ${fmt(l.p50)}, p90 ${fmt(l.p90)}, p99 ${fmt(l.p99)}, max ${fmt(l.max)}, mean ${fmt(l.mean)}`,
     `  errors: ${s.errors}${s.errors > 0 ? ` (${errorKindsText(s)})` : ''}`,
   ];

@@ -8,7 +8,7 @@ import { main } from '../../src/kit/main.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { KeyRing } from '../probe/keys.js';
 import { runProbe, type ProbeSoFar } from '../probe/probe.js';
-import { writeProbeReports } from '../probe/probe-report.js';
+import { verdictWord, writeProbeReports } from '../probe/probe-report.js';
 import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { PROBE_USAGE, readProbeOptions, type ProbeOptions } from './probe-options.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
@@ -62,7 +62,7 @@ async function run(o: ProbeOptions): Promise<number> {
       '',
       ...clean.verdicts.map((v) => `${v.status === 'fail' ? 'FAIL' : v.status.padEnd(4)}  ${v.id}: ${v.message}`),
       '',
-      `${clean.exitCode ? 'FAIL' : 'PASS'}: ${clean.requests} requests in ${clean.durationS} s`,
+      `${verdictWord(clean)}: ${verdictWord(clean) === 'INCONCLUSIVE' ? `${clean.sustained.summary} (--expect-rate makes this a failure); ` : ''}${clean.requests} requests in ${clean.durationS} s`,
       `reports:\n${files.map((f) => `  ${join(f)}`).join('\n')}`,
     ];
     console.log(redact(out.join('\n')));

@@ -26,7 +26,11 @@ export function isProbeResult(value: unknown): value is ProbeResult {
 
 const STATUS_WORD: Record<Verdict['status'], string> = { pass: 'pass', fail: 'FAIL', 'not-testable': 'not testable', 'not-requested': 'not requested' };
 
-export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : 'PASS');
+/**
+ * The probe's one word: FAIL when a verdict fails; INCONCLUSIVE when no sustained limit was found, for then
+ * nothing about the limit passed (only --expect-rate turns that into a failure); PASS otherwise.
+ */
+export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : r.sustained.ratePerSecond === null ? 'INCONCLUSIVE' : 'PASS');
 
 function cell(text: string): string {
   return mdCell(mdText(text));
@@ -88,7 +92,7 @@ function probeBody(r: ProbeResult, top: 1 | 2): string {
   const h = htmlEscape;
   const [title, sub] = [`h${top}`, `h${top + 1}`];
   const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
-  return `<${title}>Rate-limit probe: <span class="${r.exitCode ? 'fail' : 'pass'}">${verdictWord(r)}</span></${title}>
+  return `<${title}>Rate-limit probe: <span class="${r.exitCode ? 'fail' : verdictWord(r) === 'PASS' ? 'pass' : ''}">${verdictWord(r)}</span></${title}>
 <p>Target: ${h(r.target.description)}${r.plan ? `, plan ${h(r.plan)}` : ''}; ${r.requests} requests in ${r.durationS} s (started ${h(r.startedAt)}). Keys: ${h(r.keys)}.</p>
 <${sub}>Verdicts</${sub}>
 <table><tr><th>verdict</th><th>status</th><th>detail</th></tr>

@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,4 +167,53 @@ describe('npm run load:k6', () => {
       expect(Object.keys(run.files)).toEqual([]);
     });
   }, 90_000);
+});
+
+describe('which k6 runs', () => {
+  /** A fake `k6` on PATH that says it is `version`. */
+  function fakeK6(version: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-k6-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'k6'), `#!/bin/sh\necho "k6 ${version} (fake)"\n`, { mode: 0o755 });
+    return dir;
+  }
+  const chosen = (path: string) => execFileSync('bash', [join(ROOT, 'scripts/install-k6.sh')], { env: { ...process.env, PATH: `${path}:${process.env.PATH}` }, encoding: 'utf8' }).trim().split('\n').at(-1);
+
+  it('a k6 on PATH of the supported major version is used before the pinned one is built or run', () => {
+    const dir = fakeK6('v1.9.0');
+    expect(chosen(dir)).toBe(join(dir, 'k6'));
+  });
+
+  it('a k6 on PATH of another major version is passed over for the pinned one', () => {
+    expect(chosen(fakeK6('v0.49.0'))).toBe(join(ROOT, '.tools/bin/k6'));
+  });
+});
+
+describe('a signal to `npm run load:k6`', () => {
+  it('SIGTERM while k6 runs: k6 stops, the command exits 143, no process left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-k6-signal-'));
+    dirs.push(dir);
+    const env = { ...process.env };
+    delete env.MCP_API_KEY;
+    const npm = spawn('npm', ['run', '-s', 'load:k6', '--', '--scenario', 'tools-list', '--rate', '20', '--duration', '30', '--report-dir', dir], { cwd: ROOT, env, stdio: 'ignore' });
+    const below = () => {
+      try {
+        return execFileSync('pgrep', ['-f', `k6 run --address`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    };
+    let k6: number[] = [];
+    for (let i = 0; i < 150 && k6.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      k6 = below();
+    }
+    expect(k6.length, 'k6 started').toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (c) => resolve(c)));
+    npm.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(k6.filter((pid) => existsSync(`/proc/${pid}`) && !/\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')))).toEqual([]);
+  }, 60_000);
 });

@@ -205,3 +205,22 @@ describe('the API key never shows', () => {
     }
   }, 60_000);
 });
+
+describe('a throttled key', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    // The trial plan (20 req/s, burst 40): a closed loop of four connections is refused almost always.
+    server = await startReference();
+  });
+  afterAll(() => server.close());
+
+  // A rate made of 429s is not throughput: the scenario's first line says the run mostly failed, before its req/s.
+  it('headlines a run whose replies are mostly 429 as MOSTLY FAILED, with the kinds, and fails', async () => {
+    const { apiKey } = await bootstrap(server);
+    const run = await runLoad(['--target', 'url', '--base-url', server.baseUrl, '--scenario', 'tools-list', '--duration', '2', '--connections', '4', '--report-dir', join(root, 'throttled'), '--quiet'], { env: { MCP_API_KEY: apiKey } });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout.split('\n')[0]).toMatch(/^tools-list: MOSTLY FAILED: \d+\.\d % of \d+ responses were errors \(http-429 \d+.*\); the [\d.]+ req\/s below count them$/);
+    const s = readReport(join(root, 'throttled')).scenarios[0]!;
+    expect(s.errorsByKind['http-429'] / s.requests).toBeGreaterThan(0.5);
+  }, 60_000);
+});

@@ -49,6 +49,16 @@ describe('the rate-limit probe catches broken rate limiting', () => {
     for (const id of covered) expect(Object.keys(VERDICTS)).toContain(id);
   });
 
+  // A probe that finds no limit has measured nothing to pass: without --expect-rate it is inconclusive, not PASS.
+  it('rate-limit-never without --expect-rate: INCONCLUSIVE with the reason, exit 0, never PASS', async () => {
+    const run = await probe([...SHORT, '--max-rate', '160', '--max-burst', '300', '--mutant', 'rate-limit-never'], join(dir, 'never-unasked'));
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^INCONCLUSIVE: no limit found up to 160 req\/s \(--expect-rate makes this a failure\); \d+ requests in /m);
+    expect(run.stdout).not.toMatch(/^PASS/m);
+    const md = run.files.find((f) => f.startsWith('# Rate-limit probe'))!;
+    expect(md).toMatch(/^# Rate-limit probe: INCONCLUSIVE/);
+  }, 90_000);
+
   for (const m of rateLimitMutants) {
     it(`${m.name}: ${m.description}`, async () => {
       const run = await probe([...SHORT, ...(EXTRA[m.name] ?? []), '--mutant', m.name], join(dir, m.name));
