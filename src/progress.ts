@@ -38,9 +38,9 @@ export function countRecords(records: readonly CheckRecord[]): GroupCounts {
   return counts;
 }
 
-/** `auth: 12 pass, 1 fail, 0 warn, 2 not testable (3.4 s)`. */
+/** `auth checks: 12 pass, 1 fail, 0 warn, 2 not testable (3.4 s)`: check runs, where the totals count requirements. */
 export function groupLine(name: string, c: GroupCounts, ms: number): string {
-  return `${name}: ${c.pass} pass, ${c.fail} fail, ${c.warn} warn, ${c.notTestable} not testable${c.error ? `, ${c.error} harness error` : ''} (${(ms / 1000).toFixed(1)} s)`;
+  return `${name} checks: ${c.pass} pass, ${c.fail} fail, ${c.warn} warn, ${c.notTestable} not testable${c.error ? `, ${c.error} harness error` : ''} (${(ms / 1000).toFixed(1)} s)`;
 }
 
 const CLEAR_LINE = '\r\x1b[2K';

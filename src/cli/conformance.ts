@@ -5,6 +5,7 @@ import { conformanceSecrets, REPORT_FILES, scrubLine } from '../reports/index.js
 import { githubAnnotations } from '../reports/github.js';
 import { describeConsumption } from '../reports/consumption.js';
 import { describeSearches } from '../reports/property-text.js';
+import { consoleFindings, totalsLine } from '../reports/console-text.js';
 import { main } from '../kit/main.js';
 import { Secrets } from '../kit/scrub.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
@@ -26,13 +27,12 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   // Loaded once the command line is read: the harness takes a few tenths of a second to load, bad usage need not wait.
   const { runConformance } = await import('../run.js');
   const results = await runConformance(options);
-  const t = results.totals;
   if (quiet) {
     console.log(scrubLine(results.verdict, secrets));
     if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));
     return results.exitCode;
   }
-  console.log(`${results.verdict}\n${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable${results.targetLost ? ` (${results.targetLost.unjudged.length} of them unjudged: the target stopped answering)` : ''}, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''} (${(results.durationMs / 1000).toFixed(1)} s)`);
+  console.log(scrubLine([results.verdict, ...consoleFindings(results), totalsLine(results)].join('\n'), secrets));
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
   const searches = describeSearches(results);
   if (searches) console.log(`properties: ${searches}`);

@@ -125,3 +125,36 @@ describe('npm run from another folder', () => {
     expect(existsSync(join(PACKAGE_ROOT, 'mine'))).toBe(false);
   }, 60_000);
 });
+
+/** What a person reads first under the verdict, on stdout: why each row fails, how to replay it, what went unexercised. */
+describe.concurrent('the console after a run', { timeout: 90_000 }, () => {
+  it('names each failing requirement with its level, its check\'s message, expected and actual, and the replay command', async () => {
+    const out = await bin('conformance', '--mutant', 'auth-missing-key-accepted', '--only', 'auth-missing-key-401', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'first-')));
+    expect(out.code, out.stderr).toBe(1);
+    const lines = out.stdout.split('\n');
+    expect(lines[0]).toBe('does not conform: 1 requirement(s) fail: auth-missing-key-401');
+    expect(lines[1]).toBe('failing requirements (1):');
+    expect(lines[2]).toMatch(/^ {2}MUST auth-missing-key-401: every variant is rejected with 401 \(tools\/list: 200;/);
+    expect(lines[3]).toBe('      expected 401');
+    expect(lines[4]).toMatch(/^ {6}actual {3}\["tools\/list: 200"/);
+    // Through the executable, the replay command is the executable's.
+    expect(lines[5]).toBe('      replay: mcp-canvas-harness conformance --target embedded --mutant auth-missing-key-accepted --only auth-missing-key-401 --seed 1');
+    expect(lines[6]).toMatch(/^requirements: 0 pass, 1 fail, 0 warn, 0 not testable, 0 untested; \d+ check runs \(\d+\.\d s\)$/);
+    // The progress lines on stderr count checks, and say so.
+    expect(out.stderr).toMatch(/^auth checks: \d+ pass, 1 fail, 0 warn, 0 not testable \(\d+\.\d s\)$/m);
+  });
+
+  it('lists the MUST rows no check could exercise, with the reason, under a run that conforms', async () => {
+    const server = await startReference();
+    try {
+      const out = await bin('conformance', '--base-url', server.baseUrl, '--bootstrap-budget', '0', '--only', 'calls-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'first-')));
+      expect(out.code, out.stderr).toBe(0);
+      const lines = out.stdout.split('\n');
+      expect(lines[0]).toMatch(/^conforms: /);
+      expect(lines[1]).toMatch(/^not exercised: \d+ MUST requirements \(every check not testable; --strict fails the run on them\):$/);
+      expect(lines[2]).toMatch(/^ {2}calls-[a-z0-9-]+: .*no API key: the bootstrap budget \(0\) allows no bootstrap/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -14,7 +14,7 @@ import { runCli } from './run-cli.js';
 
 // Escape sequences of a terminal (CSI, a carriage return redraw): none may reach a CI log.
 const ESCAPES = /\x1b|\r/;
-const GROUP_LINE = /^([a-z-]+(?:\/[a-z-]+)?): (\d+) pass, (\d+) fail, (\d+) warn, (\d+) not testable(?:, \d+ harness error)? \(\d+\.\d s\)$/;
+const GROUP_LINE = /^([a-z-]+(?:\/[a-z-]+)?) checks: (\d+) pass, (\d+) fail, (\d+) warn, (\d+) not testable(?:, \d+ harness error)? \(\d+\.\d s\)$/;
 
 function record(status: CheckRecord['status'], ids: string[], extra: Partial<CheckRecord> = {}): CheckRecord {
   return { name: `check of ${ids[0]}`, suite: 'x', requirementIds: ids, status, observations: [], wire: [], durationMs: 1, ...extra };
@@ -53,7 +53,7 @@ describe('the progress printer', () => {
       record('not-testable', ['auth-missing-key-401']), record('error', ['auth-missing-key-401']),
     ]);
     expect(counts).toEqual({ pass: 1, fail: 1, warn: 1, notTestable: 1, error: 1 });
-    expect(groupLine('auth', counts, 1234)).toBe('auth: 1 pass, 1 fail, 1 warn, 1 not testable, 1 harness error (1.2 s)');
+    expect(groupLine('auth', counts, 1234)).toBe('auth checks: 1 pass, 1 fail, 1 warn, 1 not testable, 1 harness error (1.2 s)');
   });
 
   it('without a terminal writes plain scrubbed lines only; on a terminal it redraws a status line and clears it at the end', () => {
