@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import type { RequirementResult, Results } from '../../src/results.js';
 import { htmlEscape, xmlEscape } from '../../src/kit/escape.js';
 import { mdCode, mdText } from '../../src/kit/markdown.js';
@@ -318,17 +319,20 @@ describe('no report holds a plaintext key', () => {
 });
 
 describe('the example GitHub Actions workflow', () => {
-  const workflow = readFileSync('docs/github-actions-conformance.yml', 'utf8');
-  it('runs the CLI with options it has, publishes every report and gates on the exit code', () => {
-    const usage = readFileSync('src/cli/conformance-options.ts', 'utf8');
-    const command = /npm run conformance -- (.*)/.exec(workflow)?.[1] ?? '';
-    const flags = command.match(/--[a-z-]+/g) ?? [];
-    expect(flags).toEqual(expect.arrayContaining(['--target', '--base-url', '--report-dir']));
-    for (const f of [...flags, '--baseline', '--strict']) expect(usage, f).toContain(`  ${f} `);
-    expect(workflow).not.toMatch(/\t/);
-    for (const piece of ['actions/checkout@v4', 'actions/setup-node@v4', 'node-version: 20', 'npm ci', 'actions/upload-artifact@v4', 'junit.xml',
-      'cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"', 'steps.conformance.outputs.exit-code', '--baseline']) expect(workflow).toContain(piece);
-    expect(workflow).toContain('REPORT_DIR: reports/pr');
+  const workflow = parseYaml(readFileSync('docs/github-actions-conformance.yml', 'utf8')) as { jobs: Record<string, { env: Record<string, string>; steps: { uses?: string; with?: Record<string, string>; if?: string }[] }> };
+  const action = parseYaml(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, unknown> };
+  it('runs the harness through its action with inputs the action has, and publishes junit.xml and summary.md', () => {
+    const job = Object.values(workflow.jobs)[0]!;
+    const step = job.steps.find((s) => s.uses?.includes('/mcp-canvas-harness@'))!;
+    expect(step, 'a step uses the action').toBeDefined();
+    for (const input of Object.keys(step.with!)) expect(Object.keys(action.inputs), input).toContain(input);
+    expect(step.with).toMatchObject({ 'base-url': '${{ env.BASE_URL }}', 'api-key': '${{ secrets.MCP_API_KEY }}', 'report-dir': '${{ env.REPORT_DIR }}' });
+    expect(step.with!.baseline).toBeDefined();
+    expect(job.env.REPORT_DIR).toBe('reports/pr');
+    const after = job.steps.slice(job.steps.indexOf(step) + 1);
+    // Published whatever the verdict: the action's step has failed the job when the run does not conform.
+    expect(after.map((s) => s.uses?.split('@')[0])).toEqual(['dorny/test-reporter', 'marocchino/sticky-pull-request-comment']);
+    for (const s of after) expect(s.if).toMatch(/^always\(\)/);
   });
 });
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The run step of the GitHub Action (action.yml), runnable anywhere: test/packaging/action.test.ts runs it
+# as the step does. Inputs come as INPUT_* variables; keys only as MCP_API_KEY, MCP_OTHER_KEY,
+# MCP_REVOKED_KEY (never on a command line, where `ps` shows them). Appends summary.md to the job summary
+# ($GITHUB_STEP_SUMMARY), writes exit-code and verdict to $GITHUB_OUTPUT, and exits as the command did.
+set -uo pipefail
+HARNESS="${HARNESS:-$(cd "$(dirname "$0")/.." && pwd)}"
+REPORT_DIR="${INPUT_REPORT_DIR:-mcp-conformance-reports}"
+args=(conformance --reporter github --report-dir "$REPORT_DIR")
+[ -n "${INPUT_BASE_URL:-}" ] && args+=(--base-url "$INPUT_BASE_URL")
+[ -n "${INPUT_PROFILE:-}" ] && args+=(--profile "$INPUT_PROFILE")
+[ -n "${INPUT_BASELINE:-}" ] && args+=(--baseline "$INPUT_BASELINE")
+[ "${INPUT_STRICT:-false}" = "true" ] && args+=(--strict)
+[ -n "${INPUT_LIMITS:-}" ] && args+=(--limits "$INPUT_LIMITS")
+[ -n "${INPUT_ONLY:-}" ] && args+=(--only "$INPUT_ONLY")
+[ -n "${INPUT_BOOTSTRAP_BUDGET:-}" ] && args+=(--bootstrap-budget "$INPUT_BOOTSTRAP_BUDGET")
+if [ -n "${INPUT_ARGS:-}" ]; then
+  read -r -a extra <<< "$INPUT_ARGS"
+  args+=("${extra[@]}")
+fi
+node "$HARNESS/dist/src/cli/bin.js" "${args[@]}"
+code=$?
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$REPORT_DIR/summary.md" ]; then
+  cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"
+fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  echo "exit-code=$code" >> "$GITHUB_OUTPUT"
+  verdict="$(node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).verdict.replace(/\s+/g, " ")) } catch { process.stdout.write("no verdict (no results.json)") }' "$REPORT_DIR/results.json")"
+  echo "verdict=$verdict" >> "$GITHUB_OUTPUT"
+fi
+exit "$code"

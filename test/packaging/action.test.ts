@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
+
+interface Step { id?: string; uses?: string; run?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }
+interface Action { inputs: Record<string, { required?: boolean; default?: string }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Step[] } }
+
+const action = parse(readFileSync(join(PACKAGE_ROOT, 'action.yml'), 'utf8')) as Action;
+
+interface StepRun { code: number | null; stdout: string; stderr: string; summary: string; outputs: Record<string, string>; workspace: string }
+
+/** Runs scripts/action-run.sh as the action's run step does: in a workspace of its own, with GitHub's files. */
+function runStep(env: Record<string, string>): Promise<StepRun> {
+  const workspace = mkdtempSync(join(tmpdir(), 'action-'));
+  const summaryFile = join(workspace, '.step-summary.md');
+  const outputFile = join(workspace, '.output');
+  writeFileSync(summaryFile, '');
+  writeFileSync(outputFile, '');
+  const { MCP_API_KEY: _a, MCP_OTHER_KEY: _b, MCP_REVOKED_KEY: _c, ...inherited } = process.env;
+  const child = spawn('bash', [join(PACKAGE_ROOT, 'scripts/action-run.sh')], {
+    cwd: workspace,
+    env: { ...inherited, HARNESS: PACKAGE_ROOT, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_OUTPUT: outputFile, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => {
+    const outputs = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    resolve({ code, stdout, stderr, summary: readFileSync(summaryFile, 'utf8'), outputs, workspace });
+  }));
+}
+
+describe('action.yml', () => {
+  it('is a composite action whose run step runs scripts/action-run.sh with every input it declares', () => {
+    expect(action.runs.using).toBe('composite');
+    const run = action.runs.steps.find((s) => s.id === 'run')!;
+    expect(run.run).toBe('bash "$HARNESS/scripts/action-run.sh"');
+    const script = readFileSync(join(PACKAGE_ROOT, 'scripts/action-run.sh'), 'utf8');
+    for (const name of Object.keys(action.inputs).filter((n) => n !== 'artifact-name')) {
+      // Each input reaches the step as a variable the script reads (keys as the command's own variables).
+      const variable = Object.entries(run.env!).find(([, v]) => v === `\${{ inputs.${name} }}`)?.[0];
+      expect(variable, name).toBeDefined();
+      if (!variable!.startsWith('MCP_')) expect(script, `${name} (${variable})`).toContain(variable);
+    }
+    expect(action.inputs['base-url']!.required).toBe(true);
+    expect(action.outputs['exit-code']!.value).toBe('${{ steps.run.outputs.exit-code }}');
+    // The reports are uploaded whatever the verdict; the run step's own exit code fails the action.
+    const upload = action.runs.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+    expect(upload.if).toMatch(/^always\(\)/);
+    expect(upload.with!.path).toBe('${{ inputs.report-dir }}');
+  });
+});
+
+describe('the action\'s run step', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReference();
+  });
+  afterAll(() => server.close());
+
+  it('against a service that conforms: exit 0, the summary in the job summary, the outputs, reports in the workspace, no key anywhere', async () => {
+    const { apiKey } = await bootstrap(server);
+    const step = await runStep({ INPUT_BASE_URL: server.baseUrl, MCP_API_KEY: apiKey, INPUT_ONLY: 'discovery-,tools-', INPUT_REPORT_DIR: 'out/conformance', INPUT_STRICT: 'false' });
+    expect(step.code, step.stderr).toBe(0);
+    expect(step.outputs['exit-code']).toBe('0');
+    expect(step.outputs.verdict).toMatch(/^conforms: /);
+    expect(step.summary).toMatch(/^## MCP conformance: PASS$/m);
+    expect(existsSync(join(step.workspace, 'out/conformance/results.json'))).toBe(true);
+    for (const text of [step.stdout, step.stderr, step.summary, readFileSync(join(step.workspace, 'out/conformance/results.json'), 'utf8')]) expect(text).not.toContain(apiKey.split('_live_')[1]);
+  }, 120_000);
+
+  it('against a broken service: exit 1, an ::error annotation per failing MUST check, the failure in the summary and the outputs', async () => {
+    const step = await runStep({ INPUT_BASE_URL: '', INPUT_ARGS: '--target embedded --mutant auth-missing-key-accepted --seed 1', INPUT_ONLY: 'auth-missing-key-401' });
+    expect(step.code, step.stderr).toBe(1);
+    expect(step.outputs['exit-code']).toBe('1');
+    expect(step.outputs.verdict).toBe('does not conform: 1 requirement(s) fail: auth-missing-key-401');
+    expect(step.stdout).toMatch(/^::error title=auth-missing-key-401[^:]*::/m);
+    expect(step.summary).toContain('auth-missing-key-401');
+  }, 120_000);
+
+  it('no verdict (a key the service refuses): exit 2, said in the outputs, nothing in the summary', async () => {
+    const step = await runStep({ INPUT_BASE_URL: server.baseUrl, MCP_API_KEY: `${server.config.keyPrefix}_live_${'B'.repeat(32)}` });
+    expect(step.code).toBe(2);
+    expect(step.stderr).toContain('the service refused the key given with --api-key');
+    expect(step.outputs).toEqual({ 'exit-code': '2', verdict: 'no verdict (no results.json)' });
+    expect(step.summary).toBe('');
+  }, 60_000);
+});
