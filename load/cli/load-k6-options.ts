@@ -14,7 +14,7 @@ import { CAPS, capProblem } from '../safety.js';
 import { SCENARIOS } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
-import { callerPath, invocation } from '../../src/kit/invocation.js';
+import { invocation, reportDirOption } from '../../src/kit/invocation.js';
 
 const ROOT = PACKAGE_ROOT;
 
@@ -42,7 +42,7 @@ Load
   --p99 <ms>              threshold: each scenario's p99 request duration under this (default 2000)
 
 Run
-  --report-dir <dir>      where the files go (default reports/latest)
+  --report-dir <dir>      where the files go (default: env HARNESS_REPORT_DIR, else reports/latest)
   -h, --help              this help
 
 Caps: rate x duration x scenarios at most ${CAPS.requests} requests; VUs at most ${CAPS.connections} in all.
@@ -102,7 +102,7 @@ export function readLoadK6Options(args: string[] | undefined, onSecrets: (secret
   if (problem) fail(problem);
   return {
     kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, loadEnv, inputs,
-    reportDir: callerPath(values['report-dir'] ?? 'reports/latest'),
+    reportDir: reportDirOption(values['report-dir'], 'reports/latest'),
     script: join(ROOT, 'load', 'k6', inputs.smoke ? 'smoke.ts' : 'stateless-post.ts'),
   };
 }

@@ -18,7 +18,7 @@ import {
 import { CAPS } from '../safety.js';
 import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
-import { callerPath, invocation } from '../../src/kit/invocation.js';
+import { callerPath, invocation, reportDirOption } from '../../src/kit/invocation.js';
 
 const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
 
@@ -65,7 +65,7 @@ Verdict
   --baseline <load.json>  an earlier run's load.json: compare req/s and p99 (the regression metric)
 
 Run
-  --report-dir <dir>      where the files go (default reports/latest)
+  --report-dir <dir>      where the files go (default: env HARNESS_REPORT_DIR, else reports/latest)
   -h, --help              this help
 
 Latency is each response's own time at microsecond resolution (HDR histogram); an SSE reply's latency
@@ -125,7 +125,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
     }
   }
 
-  const reportDir = callerPath(values['report-dir'] ?? 'reports/latest');
+  const reportDir = reportDirOption(values['report-dir'], 'reports/latest');
   try {
     mkdirSync(reportDir, { recursive: true });
   } catch (err) {

@@ -12,7 +12,7 @@ import { Secrets } from '../../src/kit/scrub.js';
 import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
 import { CAPS } from '../safety.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
-import { callerPath, invocation } from '../../src/kit/invocation.js';
+import { invocation, reportDirOption } from '../../src/kit/invocation.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
 export const PROBE_REFERENCE: ConfigOverrides = { plans: { probe: { ratePerSecond: 50, burst: 20, maxBlocks: 10 } }, bootstrapPlan: 'probe' };
@@ -52,7 +52,7 @@ Bounds
   --refine-steps <n>      bisection steps between the last clean and the first throttled step (default 2)
 
 Output
-  --report-dir <dir>      where probe.json, probe.md, probe.html, probe-junit.xml go (default reports/probe)
+  --report-dir <dir>      where probe.json, probe.md, probe.html, probe-junit.xml go (default: env HARNESS_REPORT_DIR, else reports/probe)
   --quiet                 no progress lines (by default stderr gets one every 2 s: elapsed, requests
                           sent, 429s and errors so far, beside each step's line)
   -h, --help              this help
@@ -124,7 +124,7 @@ export function readProbeOptions(args: string[] | undefined, onSecrets: (secrets
   return {
     kind, baseUrl, apiKey, siblingKey, otherKey, allowRemote: values['allow-remote'] ?? false, mutant, reference, plan, configured,
     maxTimeS, maxRate, maxRequests, maxBurst, startRate, stepTimeS, refineSteps, tolerancePct, expectRate, expectBurst,
-    reportDir: callerPath(values['report-dir'] ?? 'reports/probe'),
+    reportDir: reportDirOption(values['report-dir'], 'reports/probe'),
     quiet: values.quiet ?? false,
   };
 }

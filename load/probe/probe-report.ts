@@ -30,7 +30,7 @@ const STATUS_WORD: Record<Verdict['status'], string> = { pass: 'pass', fail: 'FA
  * The probe's one word: FAIL when a verdict fails; INCONCLUSIVE when no sustained limit was found, for then
  * nothing about the limit passed (only --expect-rate turns that into a failure); PASS otherwise.
  */
-export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : r.sustained.ratePerSecond === null ? 'INCONCLUSIVE' : 'PASS');
+export const verdictWord = (r: ProbeResult) => (r.exitCode === 1 ? 'FAIL' : r.sustained?.ratePerSecond === null ? 'INCONCLUSIVE' : 'PASS');
 
 function cell(text: string): string {
   return mdCell(mdText(text));

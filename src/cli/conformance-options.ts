@@ -11,7 +11,7 @@ import { Secrets } from '../kit/scrub.js';
 import { KEY_ENV, keyOption, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
-import { callerPath, invocation } from '../kit/invocation.js';
+import { callerPath, invocation, reportDirOption } from '../kit/invocation.js';
 
 export const CONFORMANCE_USAGE = `Usage: ${invocation('conformance')} [options]
 
@@ -62,7 +62,7 @@ Selection and verdict
                           one that now passes fails the run (stale)
 
 Run
-  --report-dir <dir>      where reports go (default reports/latest)
+  --report-dir <dir>      where reports go (default: env HARNESS_REPORT_DIR, else reports/latest)
   --reporter default|github  default: the verdict, totals and report paths on stdout; github adds a
                           GitHub Actions annotation per failing check on stdout (::error for a MUST,
                           ::warning for a SHOULD, ::notice for a MAY or INFO), with its replay command
@@ -226,7 +226,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     only,
     strict: values.strict ?? false,
     baseline,
-    reportDir: callerPath(values['report-dir'] ?? 'reports/latest'),
+    reportDir: reportDirOption(values['report-dir'], 'reports/latest'),
     seed,
     timeoutMs,
     mutant,

@@ -18,6 +18,12 @@ function onSignal(signal: NodeJS.Signals): void {
 /** Whether a signal listener is the reaper's (a handler that defers to other handlers ignores it). */
 export const isReaper = (listener: unknown): boolean => listener === onSignal;
 
+/**
+ * signal-exit's listeners (loaded with testcontainers) only re-raise a signal when nothing else listens:
+ * they do not end the run, so a handler that defers to others does not count them.
+ */
+export const isPassive = (listener: unknown): boolean => /processOk|emitter\.count|signal-exit/.test(String(listener));
+
 /** Tracks `child` until it exits; the first one tracked installs the signal handler. */
 export function reaped<C extends ChildProcess>(child: C): C {
   if (!process.listeners('SIGTERM').includes(onSignal)) {

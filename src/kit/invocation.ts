@@ -45,3 +45,11 @@ export function callerPath(path: string, env: NodeJS.ProcessEnv = process.env): 
   const viaScript = (Object.values(SUBCOMMANDS) as string[]).includes(env.npm_lifecycle_event ?? '') && env.INIT_CWD;
   return resolve(viaScript ? env.INIT_CWD! : process.cwd(), path);
 }
+
+/**
+ * The report folder: `--report-dir`, else HARNESS_REPORT_DIR (the harness image sets /reports, its mounted
+ * folder), else the command's default; a relative one is the caller's.
+ */
+export function reportDirOption(given: string | undefined, fallback: string, env: NodeJS.ProcessEnv = process.env): string {
+  return callerPath(given ?? (env.HARNESS_REPORT_DIR || fallback), env);
+}

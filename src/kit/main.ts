@@ -6,6 +6,7 @@
  */
 import { scrubText } from './scrub.js';
 import { UsageError } from './options.js';
+import { isPassive, isReaper, killAllChildren } from './child-reaper.js';
 
 export interface MainOptions {
   /** Printed after a usage error's message. */
@@ -77,6 +78,20 @@ export function endingOnSignal(code: number): void {
 }
 
 /**
+ * The last word on SIGINT and SIGTERM: where the command has no handler of its own (a server closing, k6
+ * stopping, a container target cleaning up), it ends every child the command started and exits as the
+ * signal asks (130, 143). node as PID 1 in a container would otherwise ignore SIGTERM until the engine kills it.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !isPassive(l))) return;
+  killAllChildren();
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+}
+
+/** Whether a signal listener is main()'s last word (a handler that defers to the command's own ignores it). */
+export const isSignalFallback = (listener: unknown): boolean => listener === onSignal;
+
+/**
  * Runs a command's body and exits with its verdict. A body that returns undefined keeps the process
  * running (a server); errors thrown later, from a callback or an unhandled rejection, still end it here.
  */
@@ -85,6 +100,10 @@ export async function main(options: MainOptions, body: () => Promise<number | vo
   const fail = (err: unknown) => {
     if (signalCode === undefined) die(err, options);
   };
+  if (!process.listeners('SIGTERM').includes(onSignal)) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
   for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     process.on(event, (err: unknown) => {
       if (process.listenerCount(event) === 1) fail(err);

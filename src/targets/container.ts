@@ -13,9 +13,9 @@ import { CONTAINER_SETUP_HINT, engineAddress, engineGet, ensureContainerEngine }
 import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
 import { withMachineLock } from './build-lock.js';
-import { endingOnSignal } from '../kit/main.js';
+import { endingOnSignal, isSignalFallback } from '../kit/main.js';
 import { PACKAGE_ROOT } from '../kit/package-root.js';
-import { isReaper } from '../kit/child-reaper.js';
+import { isPassive, isReaper } from '../kit/child-reaper.js';
 
 const ROOT = PACKAGE_ROOT;
 const IMAGE = 'localhost/canvas-reference:conformance';
@@ -87,18 +87,12 @@ export async function startReferenceContainer(config: ConfigOverrides, log: (m: 
   }
 }
 
-/**
- * signal-exit's listeners (loaded with testcontainers) only re-raise a signal when nothing else listens:
- * they do not end the run, so they do not count as another handler.
- */
-const passive = (listener: (...args: unknown[]) => void) => /processOk|emitter\.count|signal-exit/.test(String(listener));
-
 /** SIGINT/SIGTERM that no other listener handles: `close`, at most 15 s, then the exit the signal asks for. */
 function closeOnSignal(close: () => Promise<void>): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     // Another handler (the load command's Ctrl-C, vitest's) ends the run and closes the target, or exits
     // and leaves the rest to the exit hooks.
-    if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !passive(l as (...args: unknown[]) => void))) return;
+    if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !isPassive(l) && !isSignalFallback(l))) return;
     const code = signal === 'SIGINT' ? 130 : 143;
     endingOnSignal(code);
     void Promise.race([close(), new Promise((r) => setTimeout(r, 15_000).unref())]).finally(() => process.exit(code));

@@ -115,6 +115,20 @@ describe.concurrent('checks before spending', { timeout: 60_000 }, () => {
   });
 });
 
+describe('the report folder from the environment', () => {
+  // The harness image sets HARNESS_REPORT_DIR=/reports, its mounted folder: a command line without --report-dir writes there.
+  it('HARNESS_REPORT_DIR is the default; --report-dir still wins', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'env-dir-'));
+    const viaEnv = await run(process.execPath, [program('src/cli/bin.ts'), 'conformance', '--only', 'discovery-llms-txt-h1', '--quiet'], { env: { HARNESS_REPORT_DIR: dir } });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(existsSync(join(dir, 'results.json'))).toBe(true);
+    const given = join(dir, 'given');
+    const viaOption = await run(process.execPath, [program('src/cli/bin.ts'), 'conformance', '--only', 'discovery-llms-txt-h1', '--quiet', '--report-dir', given], { env: { HARNESS_REPORT_DIR: dir } });
+    expect(viaOption.code, viaOption.stderr).toBe(0);
+    expect(existsSync(join(given, 'results.json'))).toBe(true);
+  }, 60_000);
+});
+
 describe('npm run from another folder', () => {
   // npm runs a script in the package's folder: a relative path the person typed is theirs all the same.
   it('puts a relative --report-dir in the caller\'s folder', async () => {

@@ -35,6 +35,7 @@ function probe(): ProbeResult {
     keys: 'given', startedAt: '2026-01-02T03:04:05.000Z', durationS: 3, requests: 40,
     verdicts: [{ id: 'retry-after-present', name: 'Retry-After on every 429', status: 'pass', message: 'all 5 429s carried Retry-After' }],
     findings: ['sustained limit: 20 req/s'],
+    sustained: { ratePerSecond: 20 },
     steps: [{ index: 1, phase: 'geometric', offered: 40, accepted2xx: 20, throttled429: 20, other: 0, notSent: 0, durationS: 1, acceptedRate: 20, throttledShare: 0.5, class: 'throttled' }],
     exitCode: 0,
   } as unknown as ProbeResult; // only what the renderers read

@@ -50,6 +50,16 @@ describe('a signal to a running conformance command', () => {
     expect(run.started.filter(alive)).toEqual([]);
   }, 60_000);
 
+  // No child at all (the embedded server is a thread): main()'s last word, not node's default death by signal.
+  it('SIGTERM with no child process: exit 143', async () => {
+    const child = spawn(process.execPath, [program('src/cli/conformance.ts'), '--only', 'calls-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The first progress line: the run is under way.
+    await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([143, null]);
+  }, 60_000);
+
   // A stdio server that never answers and ignores its stdin's end: only the signal's reaper ends it.
   it("SIGTERM while a stdio target's server runs: exit 143, the server ended too", async () => {
     const run = await signalled(['--target', 'stdio', '--stdio-command', 'sleep 61', '--only', 'stdio'], 1, 'SIGTERM');
