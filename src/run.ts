@@ -28,6 +28,7 @@ import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { runKeys } from './wire/key-sightings.js';
 import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
+import { sampleWire } from './wire/wire-sample.js';
 import { PACKAGE_ROOT } from './kit/package-root.js';
 
 export const ROOT = PACKAGE_ROOT;
@@ -166,6 +167,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const loss = targetLoss(records, requirements, startedAt);
+  sampleWire(records);
   const { exitCode, verdict } = decide(requirements, options.strict, loss);
   const results: Results = {
     schemaVersion: 1,

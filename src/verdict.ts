@@ -32,6 +32,8 @@ export interface CheckRecord {
   /** Facts worth reporting that decide nothing (the description says "not shown"). */
   observations: string[];
   wire: Exchange[];
+  /** Exchanges of a check that neither failed nor broke left out of `wire` (src/wire/wire-sample.ts). */
+  wireLeftOut?: number;
   durationMs: number;
   /** Command line that runs this check alone against the same target. */
   replay?: string;

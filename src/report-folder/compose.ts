@@ -8,19 +8,39 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scrubText, type Secrets } from '../kit/scrub.js';
-import { renderHtml } from '../reports/report-html.js';
+import { renderHtml, type FolderSection } from '../reports/report-html.js';
+import type { Results } from '../results.js';
 import { renderLoadSection } from '../../load/report/load-html.js';
-import { renderProbeSection } from '../../load/probe/probe-report.js';
+import { renderProbeSection, verdictWord } from '../../load/probe/probe-report.js';
 import { readFolderRuns } from './runs.js';
 
 export const REPORT_HTML = 'report.html';
+
+/**
+ * Whether another run of the folder judged the conformance run's target: the same kind, and for a deployment
+ * the same base URL (a server the harness starts has a new port each run, and is the same reference).
+ */
+function sameTarget(conformance: Results['target'], other: { kind: string; baseUrl: string }): boolean {
+  if (conformance.kind !== other.kind) return false;
+  if (conformance.kind === 'embedded' || conformance.kind === 'container') return true;
+  return conformance.baseUrl.replace(/\/+$/, '') === other.baseUrl.replace(/\/+$/, '');
+}
 
 /** report.html of `dir`, scrubbed of `secrets`; undefined when `dir` holds no conformance run. */
 export function composeReportHtml(dir: string, secrets: Secrets): string | undefined {
   const runs = readFolderRuns(dir, secrets);
   if (!runs.conformance) return undefined;
-  const sections = [...(runs.load ? [renderLoadSection(runs.load)] : []), ...(runs.probe ? [renderProbeSection(runs.probe)] : [])];
-  return scrubText(renderHtml(runs.conformance, sections), secrets);
+  const target = runs.conformance.target;
+  const sections: FolderSection[] = [];
+  const notes: string[] = [];
+  // A folder reused by a run against another target keeps the other runs' files: never shown as this target's.
+  const add = (file: string, run: { target: { kind: string; baseUrl: string; description: string }; startedAt: string }, section: Omit<FolderSection, 'startedAt'>) => {
+    if (sameTarget(target, run.target)) sections.push({ ...section, startedAt: run.startedAt });
+    else notes.push(`${file} in this folder is a run against another target (${run.target.description}, started ${run.startedAt}): not shown here`);
+  };
+  if (runs.load) add('load.json', runs.load, { id: 'load', title: 'Load', word: runs.load.exitCode === 0 ? 'PASS' : 'FAIL', html: renderLoadSection(runs.load) });
+  if (runs.probe) add('probe.json', runs.probe, { id: 'probe', title: 'Rate-limit probe', word: verdictWord(runs.probe), html: renderProbeSection(runs.probe) });
+  return scrubText(renderHtml(runs.conformance, sections, notes), secrets);
 }
 
 /** Writes report.html of `dir` from the runs it holds; returns its absolute path, or undefined when there is none to write. */

@@ -1,4 +1,4 @@
-import { clientMatrix, revisionMatrix, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import { htmlEscape } from '../kit/escape.js';
 import { truncate } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
@@ -88,7 +88,8 @@ function exchangeHtml(x: Exchange, i: number): string {
 function wireHtml(wire: Exchange[]): string {
   if (wire.length === 0) return '<p class="muted">No HTTP exchange was recorded for this check.</p>';
   const more = wire.length > MAX_EXCHANGES ? `<p class="muted">${wire.length - MAX_EXCHANGES} more exchanges not shown (see results.json)</p>` : '';
-  return `<details class="wire" open><summary>Wire log: ${wire.length} exchange${wire.length === 1 ? '' : 's'}</summary><ol class="exchanges">${wire.slice(0, MAX_EXCHANGES).map(exchangeHtml).join('\n')}</ol>${more}</details>`;
+  // Collapsed: a failure reads by its message, expected and actual first; the exchanges are its evidence.
+  return `<details class="wire"><summary>Wire log: ${wire.length} exchange${wire.length === 1 ? '' : 's'}</summary><ol class="exchanges">${wire.slice(0, MAX_EXCHANGES).map(exchangeHtml).join('\n')}</ol>${more}</details>`;
 }
 
 function checkHtml(r: RequirementResult, c: CheckRecord): string {
@@ -114,8 +115,35 @@ function failureHtml(r: RequirementResult, results: Results): string {
 <p class="source">${h(r.source)}</p>
 <blockquote>${h(r.text)}</blockquote>
 ${note}
-${failedChecks(r).map((c) => checkHtml(r, c)).join('\n')}
+${foldedChecks(failedChecks(r)).map(({ first, alike }) => checkHtml(r, first) + alikeHtml(r, alike)).join('\n')}
 </article>`;
+}
+
+/** A check's failure with its numbers masked: checks that differ only there (a revision, a count) failed alike. */
+const failureShape = (c: CheckRecord) => `${c.status} ${(c.message ?? c.reason ?? '').replace(/\d+/g, '#')}`;
+
+/** Failed checks grouped by failure shape, in order: each group shown once, the others counted under it. */
+function foldedChecks(checks: CheckRecord[]): { first: CheckRecord; alike: CheckRecord[] }[] {
+  const groups = new Map<string, { first: CheckRecord; alike: CheckRecord[] }>();
+  for (const c of checks) {
+    const g = groups.get(failureShape(c));
+    if (g) g.alike.push(c);
+    else groups.set(failureShape(c), { first: c, alike: [] });
+  }
+  return [...groups.values()];
+}
+
+function alikeHtml(r: RequirementResult, alike: CheckRecord[]): string {
+  if (alike.length === 0) return '';
+  const items = alike.map((c) => `<li>${h(checkLabel(r, c))}${c.message ? `: ${h(truncate(c.message, 300))}` : ''}${c.replay ? `<div class="replay"><code>${h(c.replay)}</code></div>` : ''}</li>`).join('');
+  return `<details class="alike"><summary>and ${alike.length} more check${alike.length === 1 ? '' : 's'} that failed the same way</summary><ul>${items}</ul></details>`;
+}
+
+/** The MUST rows no check could exercise, right under the verdict: a pass that proved nothing there must not read as a full pass. */
+function unexercisedHtml(results: Results): string {
+  const rows = untestableMusts(results.requirements);
+  if (rows.length === 0) return '';
+  return `<p class="unexercised">${rows.length} MUST requirement${rows.length === 1 ? ' was' : 's were'} not exercised (every check not testable${results.strict ? '; --strict fails the run on them' : '; --strict would fail the run'}): ${rows.map((r) => `<a href="#${anchor('m', r.id)}"><code>${h(r.id)}</code></a>`).join(', ')}</p>`;
 }
 
 function matrixRow(r: RequirementResult): string {
@@ -180,6 +208,11 @@ header.fail { border-left-color: var(--fail); }
 h1 { margin: 0 0 4px; font-size: 22px; }
 h1 .word { color: var(--pass); } header.fail h1 .word { color: var(--fail); }
 .verdict-line { margin: 0 0 10px; font-weight: 600; }
+.unexercised { margin: 0 0 10px; color: var(--warn, #8a5a00); }
+ul.folder-runs { margin: 0 0 10px; padding-left: 18px; }
+nav.sections { position: sticky; top: 0; z-index: 2; background: inherit; padding: 6px 0; }
+nav.sections a { margin-right: 14px; }
+details.alike { margin: 6px 0 12px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 2px 14px; margin: 0; color: var(--muted); }
 dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; color: var(--fg); overflow-wrap: anywhere; }
 main { padding: 0 28px 40px; }
@@ -261,7 +294,18 @@ const SCRIPT = `
  * The self-contained HTML report of a run. `sections` are the other runs of its report folder, already
  * rendered by their own writers (src/report-folder composes them): appended as they are, after the matrix.
  */
-export function renderHtml(results: Results, sections: readonly string[] = []): string {
+/** Another run's section of the folder's page (a load or probe run), and its line in the page's header. */
+export interface FolderSection {
+  id: string;
+  /** `Load`, `Rate-limit probe`. */
+  title: string;
+  /** Its verdict word (PASS, FAIL, INCONCLUSIVE) and when it started. */
+  word: string;
+  startedAt: string;
+  html: string;
+}
+
+export function renderHtml(results: Results, sections: readonly FolderSection[] = [], notes: readonly string[] = []): string {
   const t = results.totals;
   const reqs = results.requirements;
   const word = statusWord(results);
@@ -295,8 +339,11 @@ export function renderHtml(results: Results, sections: readonly string[] = []): 
 <header class="${results.exitCode === 0 ? 'pass' : 'fail'}">
 <h1>MCP conformance: <span class="word">${h(word)}</span></h1>
 <p class="verdict-line">${h(results.verdict)}</p>
+${unexercisedHtml(results)}
+${sections.length || notes.length ? `<ul class="folder-runs">${sections.map((x) => `<li><a href="#${h(x.id)}">${h(x.title)}: <b>${h(x.word)}</b></a> <span class="muted">started ${h(x.startedAt)}</span></li>`).join('')}${notes.map((n) => `<li class="muted">${h(n)}</li>`).join('')}</ul>` : ''}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
 </header>
+<nav class="sections" aria-label="Sections"><a href="#failures">Failures</a>${reqs.some((r) => r.revisions) ? ' <a href="#revisions">Revisions</a>' : ''}${reqs.some((r) => r.id.startsWith('interop-')) ? ' <a href="#clients">SDK clients</a>' : ''} <a href="#matrix">Matrix</a>${sections.map((x) => ` <a href="#${h(x.id)}">${h(x.title)}</a>`).join('')}</nav>
 <nav class="filters" id="filters" aria-label="Filter the requirement matrix" hidden>
 ${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" aria-pressed="${key === 'all'}">${label} <b>${n}</b></button>`).join('\n')}
 <span class="shown" id="shown"></span>
@@ -318,7 +365,7 @@ ${reqs.map(matrixRow).join('\n')}
 </tbody>
 </table>
 </section>
-${sections.join('')}
+${sections.map((x) => `<div id="${h(x.id)}">${x.html}</div>`).join('')}
 </main>
 <script>${SCRIPT}</script>
 </body>

@@ -28,10 +28,10 @@ function results(): Results {
   };
 }
 
-function probe(): ProbeResult {
+function probe(target: { kind: string; baseUrl: string } = { kind: 'embedded', baseUrl: 'http://127.0.0.1:2' }): ProbeResult {
   return {
     schemaVersion: 1, tool: { name: 'probe-rate-limit', version: '1' },
-    target: { kind: 'url', baseUrl: 'http://127.0.0.1:1', description: `url http://127.0.0.1:1 (${SECRET})` },
+    target: { ...target, description: `${target.kind} ${target.baseUrl} (${SECRET})` },
     keys: 'given', startedAt: '2026-01-02T03:04:05.000Z', durationS: 3, requests: 40,
     verdicts: [{ id: 'retry-after-present', name: 'Retry-After on every 429', status: 'pass', message: 'all 5 429s carried Retry-After' }],
     findings: ['sustained limit: 20 req/s'],
@@ -63,9 +63,24 @@ describe('the report folder composer', () => {
     const html = readFileSync(path!, 'utf8');
     expect(html.indexOf('Requirement matrix')).toBeLessThan(html.indexOf('<section class="probe-report">'));
     expect(html).toContain('<h2>Rate-limit probe: <span class="pass">PASS</span></h2>');
+    // Named in the page's header with its verdict and time, and reached from the navigation.
+    expect(html).toContain('<li><a href="#probe">Rate-limit probe: <b>PASS</b></a> <span class="muted">started 2026-01-02T03:04:05.000Z</span></li>');
+    expect(html).toMatch(/<nav class="sections"[^>]*>.*<a href="#probe">Rate-limit probe<\/a><\/nav>/);
+    expect(html).toContain('<div id="probe"><section class="probe-report">');
     expect(html).toContain('Offered vs served rate');
     expect(html).not.toContain(SECRET);
     expect(html).toContain(REDACTED);
+  });
+
+  // A folder reused by a run against another deployment keeps the other run's files: never shown as this target's.
+  it('leaves out a probe.json of another target, and says so in the header', () => {
+    const dir = folder('other-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://prod.example' }) });
+    const html = composeReportHtml(dir, secrets)!;
+    expect(html).not.toContain('<section class="probe-report">');
+    expect(html).toContain('probe.json in this folder is a run against another target (url https://prod.example ([REDACTED]), started 2026-01-02T03:04:05.000Z): not shown here');
+    // The same deployment (a trailing slash aside) is shown.
+    const same = folder('same-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://staging.example/' }) });
+    expect(composeReportHtml(same, secrets)).toContain('<section class="probe-report">');
   });
 
   it('leaves out a load.json or probe.json it cannot read or does not know', () => {

@@ -308,6 +308,27 @@ describe('report.html', () => {
   });
 });
 
+describe('report.html reads by failure, not by volume', () => {
+  it('folds checks that failed alike (numbers aside) into the first, with a count; wire logs start collapsed', () => {
+    const results = sample();
+    const alike = (n: number) => check({ requirementIds: ['auth-must-fails'], name: `revision run ${n}`, status: 'fail', message: `answered 200 to request ${n}, not 401`, expected: 401, actual: 200, wire: [exchange()], replay: `replay ${n}` });
+    results.requirements[1]!.checks.push(alike(1), alike(2), alike(3));
+    const html = renderHtml(results);
+    const article = html.slice(html.indexOf('<article class="failure" id="req-auth-must-fails"'), html.indexOf('</article>', html.indexOf('id="req-auth-must-fails"')));
+    expect(article.match(/<div class="check">/g)).toHaveLength(2); // the first failure, and the first of the alike ones
+    expect(article).toContain('<details class="alike"><summary>and 2 more checks that failed the same way</summary>');
+    expect(article).toContain('answered 200 to request 3, not 401');
+    expect(article).toContain('<code>replay 3</code>');
+    expect(html).not.toContain('<details class="wire" open>');
+    expect(html).toContain('<details class="wire"><summary>Wire log: 2 exchanges</summary>');
+  });
+
+  it('names the MUST rows no check could exercise under the verdict, linked to the matrix', () => {
+    const html = renderHtml(sample());
+    expect(html).toContain('<p class="unexercised">1 MUST requirement was not exercised (every check not testable; --strict would fail the run): <a href="#m-stream-not-testable"><code>stream-not-testable</code></a></p>');
+  });
+});
+
 describe('no report holds a plaintext key', () => {
   it('a key-shaped string that slipped past redaction is scrubbed by every writer', () => {
     const results = sample();
