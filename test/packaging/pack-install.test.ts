@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,42 @@ describe('the packed project, installed without dev dependencies', () => {
     expect(run.stdout).toMatch(/^conforms: /);
     expect(existsSync(join(project, 'reports', 'results.json'))).toBe(true);
   });
+
+  // As CI would use the package on a machine of its own: the reference started from the install, every command against it.
+  it('from the same install: the reference server, then conformance, load, probe and k6 against it', async () => {
+    const config = join(dir, 'reference.json');
+    writeFileSync(config, JSON.stringify({ bootstrapPlan: 'unlimited', bootstrapRateLimit: { ratePerSecond: 100, burst: 100 } }));
+    const reference = spawn(process.execPath, ['dist/src/cli/bin.js', 'reference', '--port', '0', '--config', config], { cwd: app, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const baseUrl = await new Promise<string>((resolve) => reference.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+      expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const command = (args: string[], env: Record<string, string> = {}) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['dist/src/cli/bin.js', ...args], { cwd: app, env: { ...process.env, MCP_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('exit', (status) => resolve({ status, stdout, stderr }));
+      });
+      const reports = (name: string) => join(dir, `reports-${name}`);
+      const conformance = await command(['conformance', '--base-url', baseUrl, '--only', 'discovery-,tools-,auth-missing-key-401', '--seed', '1', '--report-dir', reports('conformance')]);
+      expect(conformance.status, conformance.stderr).toBe(0);
+      expect(conformance.stdout).toMatch(/^conforms: /);
+      const load = await command(['load', '--base-url', baseUrl, '--scenario', 'tools-list', '--duration', '1', '--connections', '2', '--quiet', '--report-dir', reports('load')]);
+      expect(load.status, load.stderr).toBe(0);
+      expect(load.stdout).toMatch(/^tools-list: [\d.]+ req\/s/m);
+      const probe = await command(['probe', '--base-url', baseUrl, '--max-time', '5', '--step-time', '1', '--quiet', '--report-dir', reports('probe')]);
+      expect(probe.status, probe.stderr).toBe(0);
+      // An unlimited plan in five seconds: no limit found, which is no pass.
+      expect(probe.stdout).toMatch(/^INCONCLUSIVE: .* \(--expect-rate makes this a failure\); \d+ requests in /m);
+      // The k6 of this machine on PATH (a v1): the install has no Go toolchain to build one.
+      const k6 = await command(['k6', '--base-url', baseUrl, '--scenario', 'tools-list', '--rate', '10', '--duration', '1', '--report-dir', reports('k6')], { PATH: `${join(PACKAGE_ROOT, '.tools/bin')}:${process.env.PATH}` });
+      expect(k6.status, k6.stderr).toBe(0);
+      expect(existsSync(join(reports('k6'), 'load-k6.json'))).toBe(true);
+    } finally {
+      reference.kill('SIGTERM');
+    }
+  }, 120_000);
 
   it('an embedded --only run conforms and writes its reports', () => {
     const reports = join(dir, 'reports');
