@@ -48,6 +48,9 @@ Load
                           requests one after the other, then waits for the next second: arrivals come in
                           bursts, and a slow server is not offered the full rate (npm run load:k6 is open-model)
   --max-requests <n>      stop a scenario after this many requests (default and at most ${CAPS.requests})
+  --rounds <n>            run each scenario n times back to back and report its round of median req/s
+                          (errors count every round); --baseline's regression then compares the medians of
+                          req/s and of p99, not one sample each (default 1, at most 9)
   --quiet                 no progress: by default stderr shows autocannon's progress bar on a terminal,
                           else a plain line every 2 s (scenario, elapsed, requests sent, responses, errors)
 
@@ -87,7 +90,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
     target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
     mutant: { type: 'string' }, scenario: { type: 'string', multiple: true }, duration: { type: 'string' }, connections: { type: 'string' },
     rate: { type: 'string' }, 'max-requests': { type: 'string' }, quiet: { type: 'boolean' }, threshold: { type: 'string', multiple: true },
-    baseline: { type: 'string' }, 'report-dir': { type: 'string' },
+    baseline: { type: 'string' }, 'report-dir': { type: 'string' }, rounds: { type: 'string' },
   }, { args });
   const apiKey = keyOption(values, 'api-key');
   onSecrets(loadSecrets({ apiKey, baseUrl: values['base-url'] }));
@@ -101,6 +104,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
   const connections = numberOption('--connections', values.connections, { integer: true, min: 1, max: CAPS.connections, fallback: 10 });
   const rate = numberOption('--rate', values.rate, { min: 1, max: CAPS.rate });
   const maxRequests = numberOption('--max-requests', values['max-requests'], { integer: true, min: 1, max: CAPS.requests, fallback: CAPS.requests });
+  const rounds = numberOption('--rounds', values.rounds, { integer: true, min: 1, max: 9, fallback: 1 });
 
   const thresholdTexts = values.threshold ?? [];
   let thresholds: Threshold[] = [];
@@ -132,7 +136,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
     fail(`--report-dir ${reportDir}: ${(err as Error).message}`);
   }
   return {
-    kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests,
+    kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests, rounds,
     thresholds, baseline, baselinePath: values.baseline, reportDir, progress: !values.quiet && process.stderr.isTTY === true,
     progressLines: !values.quiet && process.stderr.isTTY !== true,
   };

@@ -18,6 +18,7 @@ import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { BUILTIN_THRESHOLD, evaluateThresholds, parseThreshold } from '../report/thresholds.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_USAGE, readLoadOptions, type LoadOptions } from './load-options.js';
+import { medianRound } from '../report/rounds.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
 /** Per-request deadline: a reply not complete by then is a timeout (a stream that never ends). */
@@ -45,6 +46,7 @@ function printScenario(s: ScenarioResult, report: LoadReport): void {
     lines.push(`  streaming: ${st.responses} responses, progress events min ${st.progressEvents.min} mean ${fmt(st.progressEvents.mean)}; `
       + `first event p50 ${fmt(st.timeToFirstEventMs.p50)} p99 ${fmt(st.timeToFirstEventMs.p99)} ms; result p50 ${fmt(st.timeToResultMs.p50)} p99 ${fmt(st.timeToResultMs.p99)} ms`);
   }
+  if (s.rounds) lines.push(`  rounds: ${s.rounds.map((r) => `${fmt(r.requestsPerSecond)} req/s p99 ${fmt(r.p99)} ms`).join('; ')} (the median round above; errors count every round)`);
   const c = report.baseline?.scenarios.find((b) => b.name === s.name);
   if (c) lines.push(`  vs baseline: req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)}`);
   console.log(lines.join('\n'));
@@ -59,7 +61,7 @@ function progressLine(name: string, p: RunSoFar, durationS: number): string {
 
 /** Runs the load and writes the reports; returns the verdict's exit code. */
 async function run(o: LoadOptions): Promise<number> {
-  const { kind, baseUrl, apiKey, scenarios, durationS, connections, rate, maxRequests, thresholds, baseline, reportDir } = o;
+  const { kind, baseUrl, apiKey, scenarios, durationS, connections, rate, maxRequests, rounds, thresholds, baseline, reportDir } = o;
   let target: LoadTarget | undefined;
   let current: ScenarioRun | undefined;
   let interrupted = false;
@@ -83,16 +85,21 @@ async function run(o: LoadOptions): Promise<number> {
     for (const scenario of scenarios) {
       if (interrupted) break;
       console.error(`scenario ${scenario.name}: ${scenario.description}`);
-      const running = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
-      current = running;
-      // Without a terminal (CI) no progress bar: a plain line every 2 s instead.
-      const ticker = o.progressLines ? setInterval(() => console.error(progressLine(scenario.name, running.soFar(), durationS)), PROGRESS_EVERY_MS) : undefined;
-      try {
-        results.push(await running.result);
-      } finally {
-        clearInterval(ticker);
+      const done: ScenarioResult[] = [];
+      for (let round = 1; round <= rounds && !interrupted; round++) {
+        if (rounds > 1) console.error(`${scenario.name}: round ${round} of ${rounds}`);
+        const running = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
+        current = running;
+        // Without a terminal (CI) no progress bar: a plain line every 2 s instead.
+        const ticker = o.progressLines ? setInterval(() => console.error(progressLine(scenario.name, running.soFar(), durationS)), PROGRESS_EVERY_MS) : undefined;
+        try {
+          done.push(await running.result);
+        } finally {
+          clearInterval(ticker);
+        }
+        current = undefined;
       }
-      current = undefined;
+      if (done.length === rounds) results.push(medianRound(done));
     }
     await target.close();
     target = undefined;
@@ -113,6 +120,7 @@ async function run(o: LoadOptions): Promise<number> {
         connections,
         rate: rate ?? null,
         maxRequests,
+        rounds,
         timeoutS: TIMEOUT_S,
         thresholds: [BUILTIN_THRESHOLD, ...thresholds.map((t) => `${t.scenario ? `${t.scenario}:` : ''}${t.expression}`)],
         baseline: o.baselinePath ?? null,

@@ -35,9 +35,20 @@ export function regressionPct(rps: MetricComparison, p99: MetricComparison): num
   return parts.length === 0 ? null : Math.max(...parts);
 }
 
+/**
+ * A scenario's p99 for the comparison: the median of its rounds' p99 when it ran several (the median round's
+ * own p99 is one sample, and a p99 of a few milliseconds moves by a third between rounds), else its p99.
+ */
+function comparedP99(s: ScenarioResult): number {
+  if (!s.rounds || s.rounds.length < 2) return s.latencyMs.p99;
+  const sorted = s.rounds.map((r) => r.p99).sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
 export function compareScenario(current: ScenarioResult, baseline: ScenarioResult): BaselineScenarioComparison {
+  // The median round's req/s is the median of the rounds' (load/report/rounds.ts).
   const rps = compare(baseline.requestsPerSecond, current.requestsPerSecond);
-  const p99 = compare(baseline.latencyMs.p99, current.latencyMs.p99);
+  const p99 = compare(comparedP99(baseline), comparedP99(current));
   return { name: current.name, requestsPerSecond: rps, p99, errors: { baseline: baseline.errors, current: current.errors }, regressionPct: regressionPct(rps, p99) };
 }
 

@@ -80,6 +80,8 @@ export interface ScenarioResult {
   byRequest: RequestBreakdown[];
   throughput: ThroughputSecond[];
   streaming?: StreamingResult;
+  /** With --rounds: each round's throughput, p99 and errors; the result is the median round's (load/report/rounds.ts). */
+  rounds?: { requestsPerSecond: number; p99: number; errors: number }[];
 }
 
 export interface ThresholdResult {
@@ -127,6 +129,8 @@ export interface LoadSettings {
   /** Fixed overall arrival rate (autocannon's overallRate), or null for a closed loop. */
   rate: number | null;
   maxRequests: number;
+  /** Rounds per scenario (--rounds); absent in reports written before it. */
+  rounds?: number;
   timeoutS: number;
   /** The threshold expressions in force (the options, or the defaults). */
   thresholds: string[];

@@ -224,3 +224,21 @@ describe('a throttled key', () => {
     expect(s.errorsByKind['http-429'] / s.requests).toBeGreaterThan(0.5);
   }, 60_000);
 });
+
+describe('rounds', () => {
+  // Two back-to-back rounds on a shared machine differ by half: a baseline compared on one sample gates on noise.
+  it('--rounds 3 reports each scenario\'s round of median req/s, lists the three, and validates', async () => {
+    const dir = join(root, 'rounds');
+    const run = await runLoad(['--scenario', 'tools-list', '--duration', '1', '--connections', '2', '--rounds', '3', '--report-dir', dir, '--quiet']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = readReport(dir);
+    expectValidLoad(report);
+    expect(report.settings.rounds).toBe(3);
+    const s = report.scenarios[0]!;
+    expect(s.rounds).toHaveLength(3);
+    const sorted = s.rounds!.map((r) => r.requestsPerSecond).sort((a, b) => a - b);
+    expect(s.requestsPerSecond).toBe(sorted[1]);
+    expect(run.stdout).toMatch(/^ {2}rounds: [\d.]+ req\/s p99 [\d.]+ ms; [\d.]+ req\/s p99 [\d.]+ ms; [\d.]+ req\/s p99 [\d.]+ ms \(the median round above; errors count every round\)$/m);
+    expect(run.stderr.match(/^tools-list: round \d of 3$/gm)).toHaveLength(3);
+  }, 90_000);
+});

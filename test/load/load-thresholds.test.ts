@@ -153,6 +153,15 @@ describe('baseline comparison', () => {
     expect(compareScenario(faster, s).regressionPct).toBe(-50);
   });
 
+  it('with rounds, compares the median of the rounds\' p99, not the median round\'s one sample', () => {
+    const s = scenario('tools-list');
+    const rounds = (p99s: number[]) => p99s.map((p99) => ({ requestsPerSecond: 1000, p99, errors: 0 }));
+    // The median-throughput round happened to have the worst p99 (30): the rounds' median is 10.
+    const noisy = scenario('tools-list', { latencyMs: { ...s.latencyMs, p99: 30 }, rounds: rounds([9, 30, 10]) });
+    const base = scenario('tools-list', { rounds: rounds([10, 10, 11]) });
+    expect(compareScenario(noisy, base)).toMatchObject({ p99: { baseline: 10, current: 10, changePct: 0 }, regressionPct: 0 });
+  });
+
   it('has nothing to compare with a baseline of zeros', () => {
     expect(regressionPct({ baseline: 0, current: 5, changePct: null }, { baseline: 0, current: 1, changePct: null })).toBeNull();
   });
