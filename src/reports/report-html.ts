@@ -60,6 +60,35 @@ function eventsTable(events: SseEvent[]): string {
   return `<table class="sse"><thead><tr><th>arrived</th><th>event</th><th>id</th><th>data</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
 }
 
+/** What an SSE event of an MCP stream carries, for its mark on the timeline. */
+function eventKind(data: string): 'progress' | 'result' | 'error' | 'other' {
+  if (/"method"\s*:\s*"notifications\/progress"/.test(data)) return 'progress';
+  if (/"result"\s*:/.test(data)) return 'result';
+  if (/"error"\s*:/.test(data)) return 'error';
+  return 'other';
+}
+
+/**
+ * A stream on one time axis: the request sent (0), the headers, each event by kind, the end. Where a
+ * streaming check fails on order or spacing, the picture says at a glance what the events table spells out.
+ */
+function timelineSvg(headersAt: number, endAt: number, events: SseEvent[]): string {
+  const W = 640;
+  const H = 46;
+  const span = Math.max(endAt, ...events.map((e) => e.at), 1);
+  const x = (ms: number) => (12 + (ms / span) * (W - 24)).toFixed(1);
+  const mark = (ms: number, cls: string, label: string) => `<g class="${cls}"><line x1="${x(ms)}" x2="${x(ms)}" y1="8" y2="30"/><title>${h(label)}</title></g>`;
+  const marks = [
+    mark(0, 't-sent', 'request sent: 0 ms'),
+    mark(headersAt, 't-headers', `headers: ${headersAt} ms`),
+    ...events.map((e, i) => mark(e.at, `t-${eventKind(e.data)}`, `event ${i + 1} (${eventKind(e.data)}): ${e.at} ms`)),
+    mark(endAt, 't-end', `end of stream: ${endAt} ms`),
+  ];
+  const kinds = [...new Set(events.map((e) => eventKind(e.data)))];
+  const legend = ['sent', 'headers', ...kinds, 'end'].map((k) => `<span class="t-key t-${k}">${h(k)}</span>`).join(' ');
+  return `<figure class="timeline"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="stream timeline"><line class="t-axis" x1="12" x2="${W - 12}" y1="30" y2="30"/>${marks.join('')}<text x="12" y="44">0 ms</text><text x="${W - 12}" y="44" text-anchor="end">${h(String(Math.round(span)))} ms</text></svg><figcaption>${legend}</figcaption></figure>`;
+}
+
 function statusClass(status: number): string {
   return status >= 500 ? 'http5' : status >= 400 ? 'http4' : status >= 300 ? 'http3' : 'http2';
 }
@@ -77,7 +106,7 @@ function exchangeHtml(x: Exchange, i: number): string {
     const open = r.closed === false ? ' <span class="badge s-warn">stream still open at the deadline</span>' : '';
     parts.push(`<div class="line"><span class="status ${statusClass(r.status)}">${h(String(r.status))}</span>${type ? ` <span class="ctype">${h(type)}</span>` : ''} <span class="muted">headers after ${h(String(r.headersAt))} ms, end after ${h(String(r.endAt))} ms</span>${open}</div>`);
     parts.push(`<details class="hdrs"><summary>response headers (${Object.keys(r.headers).length})</summary>${headersTable(r.headers)}</details>`);
-    if (r.events && r.events.length > 0) parts.push(eventsTable(r.events));
+    if (r.events && r.events.length > 0) parts.push(timelineSvg(r.headersAt, r.endAt, r.events), eventsTable(r.events));
     else if (r.body !== undefined && r.body !== '') parts.push(`<pre class="body res">${h(prettyBody(r.body))}</pre>`);
     else parts.push('<p class="muted">empty body</p>');
     if (x.error) parts.push(`<div class="line error">${h(x.error)}</div>`);
@@ -213,6 +242,14 @@ ul.folder-runs { margin: 0 0 10px; padding-left: 18px; }
 nav.sections { position: sticky; top: 0; z-index: 2; background: inherit; padding: 6px 0; }
 nav.sections a { margin-right: 14px; }
 details.alike { margin: 6px 0 12px; }
+figure.timeline { margin: 6px 0; }
+figure.timeline svg line { stroke-width: 2; }
+figure.timeline .t-axis { stroke: #999; stroke-width: 1; }
+figure.timeline text { font-size: 10px; fill: #666; }
+.t-sent line { stroke: #555; } .t-headers line { stroke: #1f6feb; } .t-progress line { stroke: #2da44e; }
+.t-result line { stroke: #8250df; stroke-width: 3; } .t-error line { stroke: #cf222e; stroke-width: 3; } .t-other line, .t-end line { stroke: #999; }
+.t-key { font-size: 11px; padding: 0 4px; border-left: 3px solid #999; }
+.t-key.t-headers { border-color: #1f6feb; } .t-key.t-progress { border-color: #2da44e; } .t-key.t-result { border-color: #8250df; } .t-key.t-error { border-color: #cf222e; } .t-key.t-sent { border-color: #555; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 2px 14px; margin: 0; color: var(--muted); }
 dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; color: var(--fg); overflow-wrap: anywhere; }
 main { padding: 0 28px 40px; }

@@ -323,6 +323,18 @@ describe('report.html reads by failure, not by volume', () => {
     expect(html).toContain('<details class="wire"><summary>Wire log: 2 exchanges</summary>');
   });
 
+  it('draws a stream\'s timeline: sent, headers, each progress, the result, the end, on one axis', () => {
+    const html = renderHtml(sample());
+    const figure = html.slice(html.indexOf('<figure class="timeline">'), html.indexOf('</figure>') + 9);
+    expect(figure).toContain('<title>request sent: 0 ms</title>');
+    expect(figure).toContain('<title>headers: 2.5 ms</title>');
+    expect(figure.match(/<g class="t-progress">/g)).toHaveLength(2);
+    expect(figure).toContain('<g class="t-result"><line x1="');
+    expect(figure).toContain('<title>event 3 (result): 171.2 ms</title>');
+    expect(figure).toContain('<title>end of stream: 171.25 ms</title>');
+    expect(figure).toMatch(/<figcaption>.*sent.*headers.*progress.*result.*end.*<\/figcaption>/);
+  });
+
   it('names the MUST rows no check could exercise under the verdict, linked to the matrix', () => {
     const html = renderHtml(sample());
     expect(html).toContain('<p class="unexercised">1 MUST requirement was not exercised (every check not testable; --strict would fail the run): <a href="#m-stream-not-testable"><code>stream-not-testable</code></a></p>');
