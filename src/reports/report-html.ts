@@ -121,6 +121,12 @@ function wireHtml(wire: Exchange[]): string {
   return `<details class="wire"><summary>Wire log: ${wire.length} exchange${wire.length === 1 ? '' : 's'}</summary><ol class="exchanges">${wire.slice(0, MAX_EXCHANGES).map(exchangeHtml).join('\n')}</ol>${more}</details>`;
 }
 
+/** The timeline of a check's first stream, out of its collapsed wire log: a streaming failure is read on it. */
+function streamOf(c: CheckRecord): string {
+  const stream = c.wire.find((x) => x.response?.events && x.response.events.length > 0)?.response;
+  return stream ? timelineSvg(stream.headersAt, stream.endAt, stream.events!) : '';
+}
+
 function checkHtml(r: RequirementResult, c: CheckRecord): string {
   const obs = c.observations.length ? `<ul class="obs">${c.observations.map((o) => `<li>observed: ${h(o)}</li>`).join('')}</ul>` : '';
   return `<div class="check">
@@ -128,6 +134,7 @@ function checkHtml(r: RequirementResult, c: CheckRecord): string {
 ${c.message ? `<p class="message">${h(c.message)}</p>` : ''}
 ${c.property ? `<p class="property">${h(describeProperty(c.property))}</p>` : ''}
 <div class="ea"><div><h5>expected</h5><pre>${h(truncate(formatValue(c.expected), MAX_BODY))}</pre></div><div><h5>actual</h5><pre>${h(truncate(formatValue(c.actual), MAX_BODY))}</pre></div></div>
+${streamOf(c)}
 ${c.replay ? `<p class="replay">replay: <code>${h(c.replay)}</code></p>` : ''}
 ${obs}
 ${wireHtml(c.wire)}
@@ -239,7 +246,7 @@ h1 .word { color: var(--pass); } header.fail h1 .word { color: var(--fail); }
 .verdict-line { margin: 0 0 10px; font-weight: 600; }
 .unexercised { margin: 0 0 10px; color: var(--warn, #8a5a00); }
 ul.folder-runs { margin: 0 0 10px; padding-left: 18px; }
-nav.sections { position: sticky; top: 0; z-index: 2; background: inherit; padding: 6px 0; }
+nav.sections { position: sticky; top: 0; z-index: 2; background: #fff; padding: 6px 24px; border-bottom: 1px solid #ddd; }
 nav.sections a { margin-right: 14px; }
 details.alike { margin: 6px 0 12px; }
 figure.timeline { margin: 6px 0; }
