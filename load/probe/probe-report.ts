@@ -66,6 +66,11 @@ export function renderProbeMarkdown(r: ProbeResult): string {
 
 function curve(r: ProbeResult): string {
   const steps = [...r.steps].sort((a, b) => a.offered - b.offered);
+  // One point is no curve: a chart of it reads as a broken one.
+  if (steps.length < 2) {
+    const s = steps[0];
+    return `<p class="muted">${s ? `One step only (offered ${htmlEscape(fmt(s.offered))} requests/s: served ${htmlEscape(fmt(s.acceptedRate))}/s, ${s.throttled429} × 429 in ${s.durationS.toFixed(1)} s)` : 'No step ran'}: no curve to draw.</p>`;
+  }
   const served = lineChart({
     title: 'Offered vs served rate',
     xLabel: 'offered (requests/s)',

@@ -29,7 +29,7 @@ function latencyChart(s: ScenarioResult): string {
       p.samples === 0 ? [] : [[50, p.p50], [90, p.p90], [99, p.p99], [100, p.max]];
     series.push({ name: 'first event', points: pts(st.timeToFirstEventMs) }, { name: 'result', points: pts(st.timeToResultMs) });
   }
-  return lineChart({ title: `${s.name}: latency percentiles`, xLabel: 'percentile', yLabel: 'ms', series, markers: true, width: 520, height: 260 });
+  return lineChart({ title: `${s.name}: latency percentiles`, xLabel: 'percentile (by nines: 90, 99, 99.9...)', yLabel: 'ms', series, markers: true, width: 520, height: 260, xScale: 'percentile' });
 }
 
 function throughputChart(s: ScenarioResult): string {

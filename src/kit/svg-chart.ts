@@ -18,7 +18,22 @@ export interface LineChartOptions {
   height?: number;
   /** Dots on every point (for sparse data such as probe steps). */
   markers?: boolean;
+  /**
+   * `percentile`: x is a percentile (0-100) drawn as HDR histograms draw it, by its nines (50, 90, 99, 99.9,
+   * 99.99 equally spaced, the maximum last), so the tail where latency goes wrong takes the width it deserves.
+   */
+  xScale?: 'linear' | 'percentile';
 }
+
+/** The nines of the percentile axis shown at most (the 99.99th). */
+const MAX_NINES = 4;
+
+/** A percentile's place on the HDR axis: log10(100 / (100 - p)), so 90 -> 1, 99 -> 2, 99.9 -> 3 (100 is the maximum's own place). */
+function nines(p: number): number {
+  return p >= 100 ? MAX_NINES : Math.min(MAX_NINES, Math.log10(100 / (100 - Math.max(0, p))));
+}
+
+const PERCENTILE_TICKS: Array<[number, string]> = [[0, '0'], [50, '50'], [90, '90'], [99, '99'], [99.9, '99.9'], [99.99, '99.99'], [100, 'max']];
 
 export interface BarChartOptions {
   title: string;
@@ -74,13 +89,26 @@ export function lineChart(o: LineChartOptions): string {
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
   const all = o.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  const xs = niceScale(Math.max(0, ...all.map(([x]) => x)));
   const ys = niceScale(Math.max(0, ...all.map(([, y]) => y)));
-  const px = (x: number) => MARGIN.left + (x / xs.max) * plotW;
   const py = (y: number) => MARGIN.top + plotH - (y / ys.max) * plotH;
   let body = yAxis(ys.max, ys.step, plotW, plotH);
-  for (let v = 0; v <= xs.max + xs.step / 2; v += xs.step) {
-    body += `<text x="${px(v).toFixed(1)}" y="${MARGIN.top + plotH + 14}" text-anchor="middle">${tickText(v)}</text>`;
+  let px: (x: number) => number;
+  if (o.xScale === 'percentile') {
+    // At least to the 99th: a run of few responses still shows where its tail would be. The maximum goes
+    // half a step beyond the last percentile drawn.
+    const last = Math.max(2, ...all.filter(([x]) => x < 100).map(([x]) => nines(x)));
+    const hasMax = all.some(([x]) => x >= 100);
+    const at = (x: number) => (x >= 100 ? last + 0.5 : Math.min(nines(x), last));
+    px = (x: number) => MARGIN.left + (at(x) / (hasMax ? last + 0.5 : last)) * plotW;
+    for (const [p, label] of PERCENTILE_TICKS.filter(([p]) => (p >= 100 ? hasMax : nines(p) <= last + 1e-9))) {
+      body += `<text x="${px(p).toFixed(1)}" y="${MARGIN.top + plotH + 14}" text-anchor="middle">${label}</text>`;
+    }
+  } else {
+    const xs = niceScale(Math.max(0, ...all.map(([x]) => x)));
+    px = (x: number) => MARGIN.left + (x / xs.max) * plotW;
+    for (let v = 0; v <= xs.max + xs.step / 2; v += xs.step) {
+      body += `<text x="${px(v).toFixed(1)}" y="${MARGIN.top + plotH + 14}" text-anchor="middle">${tickText(v)}</text>`;
+    }
   }
   body += `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${MARGIN.top + plotH}" y2="${MARGIN.top + plotH}" stroke="#333"/>`;
   o.series.forEach((s, i) => {

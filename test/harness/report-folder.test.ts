@@ -7,6 +7,7 @@ import { REDACTED, Secrets } from '../../src/kit/scrub.js';
 import type { Results } from '../../src/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
+import { renderProbeSection } from '../../load/probe/probe-report.js';
 
 // The report folder's page: report.html is the conformance run's page, and any load or probe run written
 // into the same folder adds its section, whichever ran last. Without a conformance run there is none.
@@ -67,7 +68,6 @@ describe('the report folder composer', () => {
     expect(html).toContain('<li><a href="#probe">Rate-limit probe: <b>PASS</b></a> <span class="muted">started 2026-01-02T03:04:05.000Z</span></li>');
     expect(html).toMatch(/<nav class="sections"[^>]*>.*<a href="#probe">Rate-limit probe<\/a><\/nav>/);
     expect(html).toContain('<div id="probe"><section class="probe-report">');
-    expect(html).toContain('Offered vs served rate');
     expect(html).not.toContain(SECRET);
     expect(html).toContain(REDACTED);
   });
@@ -81,6 +81,16 @@ describe('the report folder composer', () => {
     // The same deployment (a trailing slash aside) is shown.
     const same = folder('same-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://staging.example/' }) });
     expect(composeReportHtml(same, secrets)).toContain('<section class="probe-report">');
+  });
+
+  // One point is no curve: drawn as a chart it reads as a broken one.
+  it('a probe of one step says so in words instead of drawing a one-point chart', () => {
+    const one = renderProbeSection(probe());
+    expect(one).toContain('One step only (offered 40 requests/s: served 20/s, 20 × 429 in 1.0 s): no curve to draw.');
+    expect(one).not.toContain('Offered vs served rate');
+    const two = probe();
+    two.steps = [...two.steps, { ...two.steps[0]!, index: 2, offered: 80 }];
+    expect(renderProbeSection(two)).toContain('Offered vs served rate');
   });
 
   it('leaves out a load.json or probe.json it cannot read or does not know', () => {
