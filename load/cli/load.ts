@@ -64,13 +64,16 @@ async function run(o: LoadOptions): Promise<number> {
   const { kind, baseUrl, apiKey, scenarios, durationS, connections, rate, maxRequests, rounds, thresholds, baseline, reportDir } = o;
   let target: LoadTarget | undefined;
   let current: ScenarioRun | undefined;
-  let interrupted = false;
-  process.on('SIGINT', () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    console.error('interrupted: stopping the load (Ctrl-C again to quit at once)');
-    current?.stop();
-  });
+  let interrupted: number | undefined;
+  // SIGINT or SIGTERM: the scenario stops, the target closes, and the command exits as the signal asks.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.on(signal, () => {
+      if (interrupted !== undefined) process.exit(code);
+      interrupted = code;
+      console.error(`interrupted (${signal}): stopping the load (again to quit at once)`);
+      current?.stop();
+    });
+  }
 
   const startedAt = new Date();
   try {
@@ -83,10 +86,10 @@ async function run(o: LoadOptions): Promise<number> {
 
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
-      if (interrupted) break;
+      if (interrupted !== undefined) break;
       console.error(`scenario ${scenario.name}: ${scenario.description}`);
       const done: ScenarioResult[] = [];
-      for (let round = 1; round <= rounds && !interrupted; round++) {
+      for (let round = 1; round <= rounds && interrupted === undefined; round++) {
         if (rounds > 1) console.error(`${scenario.name}: round ${round} of ${rounds}`);
         const running = runScenario(target, scenario, { durationS, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
         current = running;
@@ -103,9 +106,9 @@ async function run(o: LoadOptions): Promise<number> {
     }
     await target.close();
     target = undefined;
-    if (interrupted) {
+    if (interrupted !== undefined) {
       console.error('interrupted: no report written');
-      process.exit(130);
+      process.exit(interrupted);
     }
 
     const comparison = baseline && compareWithBaseline(results, baseline, o.baselinePath!);

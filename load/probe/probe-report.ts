@@ -13,6 +13,7 @@ import { scrubDeep, scrubText, type Secrets } from '../../src/kit/scrub.js';
 import { lineChart } from '../../src/kit/svg-chart.js';
 import { fmt, type Verdict } from './analysis.js';
 import type { ProbeResult } from './probe-result.js';
+import { pageStyle, sectionStyle } from '../../src/kit/page-style.js';
 
 export const PROBE_REPORT_FILES = ['probe.json', 'probe.md', 'probe.html', 'probe-junit.xml'] as const;
 export const PROBE_JSON = 'probe.json';
@@ -120,15 +121,14 @@ export function renderProbeHtml(r: ProbeResult): string {
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Rate-limit probe: ${verdictWord(r)}</title>
-<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}.fail{color:#b00;font-weight:bold}.pass{color:#060}svg{display:block;margin:1em 0}</style>
+<style>${pageStyle('.probe-report')}</style>
 </head><body>
-${probeBody(r, 1)}</body></html>
+<section class="probe-report">${probeBody(r, 1)}</section></body></html>
 `;
 }
 
-/** probe.html's style, scoped to the section so that it leaves the page around it alone. */
-const SECTION_STYLE = '.probe-report table{border-collapse:collapse;margin:1em 0;width:auto}.probe-report td,.probe-report th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}'
-  + '.probe-report .fail{color:#b00;font-weight:bold}.probe-report .pass{color:#060}.probe-report svg{display:block;margin:1em 0}';
+/** The shared look (src/kit/page-style.ts), scoped to the section so that it leaves the page around it alone. */
+const SECTION_STYLE = sectionStyle('.probe-report');
 
 /** The probe run as an HTML fragment, for another page (report.html): probe.html's body under an h2. */
 export function renderProbeSection(r: ProbeResult): string {

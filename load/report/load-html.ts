@@ -7,19 +7,18 @@
 import { htmlEscape as h } from '../../src/kit/escape.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
 import { barChart, lineChart } from '../../src/kit/svg-chart.js';
+import { BODY, PALETTE, sectionStyle } from '../../src/kit/page-style.js';
 import { errorKindsSeen, type LoadReport, type ScenarioResult } from './load-results.js';
 
 export const LOAD_HTML = 'load.html';
 
-const STYLE = `
-.load-report { font-family: system-ui, sans-serif; max-width: 1100px; }
-.load-report table { border-collapse: collapse; margin: 0.5em 0 1em; }
-.load-report th, .load-report td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+/** What only the load section adds to the shared look (src/kit/page-style.ts): numbers right-aligned, charts side by side. */
+const OWN = `
+.load-report th, .load-report td { text-align: right; }
 .load-report th:first-child, .load-report td:first-child { text-align: left; }
-.load-report .ok { color: #1a7f37; } .load-report .fail { color: #cf222e; font-weight: bold; }
 .load-report .charts { display: flex; flex-wrap: wrap; gap: 12px; }
-.load-report .muted { color: #666; }
 `;
+const STYLE = `${sectionStyle('.load-report')}${OWN}`;
 
 function latencyChart(s: ScenarioResult): string {
   const series = [{ name: 'response', points: s.latencyDistribution }];
@@ -97,7 +96,7 @@ export function renderLoadSection(load: LoadReport): string {
 
 export function renderLoadHtml(load: LoadReport): string {
   return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Load: ${load.exitCode === 0 ? 'PASS' : 'FAIL'} (${h(load.target.description)})</title>\n`
-    + '<meta name="viewport" content="width=device-width, initial-scale=1">\n</head>\n<body>\n'
+    + `<meta name="viewport" content="width=device-width, initial-scale=1">\n<style>${PALETTE}\n${BODY}</style>\n</head>\n<body>\n`
     + renderLoadSection(load)
     + '</body>\n</html>\n';
 }

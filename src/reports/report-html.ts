@@ -4,6 +4,7 @@ import { truncate } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
+import { BODY, PALETTE } from '../kit/page-style.js';
 import { describeConsumption } from './consumption.js';
 import { describeProperty } from './property-text.js';
 import { statusWord } from './summary-md.js';
@@ -235,9 +236,9 @@ ${rows}
 }
 
 const CSS = `
-:root { --fg:#1d232a; --muted:#5d6873; --bg:#fff; --line:#d8dee4; --soft:#f5f7f9; --pass:#1a7f37; --fail:#c62828; --warn:#9a6700; --nt:#4a5b8c; --un:#6e7781; }
+${PALETTE}
 * { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: var(--bg); }
+${BODY}
 code, pre, .url, .method { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 header { padding: 18px 28px 14px; border-bottom: 1px solid var(--line); border-left: 8px solid var(--pass); }
 header.fail { border-left-color: var(--fail); }

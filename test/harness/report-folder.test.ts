@@ -7,7 +7,8 @@ import { REDACTED, Secrets } from '../../src/kit/scrub.js';
 import type { Results } from '../../src/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
-import { renderProbeSection } from '../../load/probe/probe-report.js';
+import { renderProbeHtml, renderProbeSection } from '../../load/probe/probe-report.js';
+import { BODY, PALETTE, sectionStyle } from '../../src/kit/page-style.js';
 
 // The report folder's page: report.html is the conformance run's page, and any load or probe run written
 // into the same folder adds its section, whichever ran last. Without a conformance run there is none.
@@ -81,6 +82,15 @@ describe('the report folder composer', () => {
     // The same deployment (a trailing slash aside) is shown.
     const same = folder('same-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://staging.example/' }) });
     expect(composeReportHtml(same, secrets)).toContain('<section class="probe-report">');
+  });
+
+  it('conformance, load and probe pages share one look: one palette and body, the sections scoped to their class', () => {
+    expect(renderHtml(results())).toContain(PALETTE);
+    expect(renderHtml(results())).toContain(BODY);
+    const probePage = renderProbeHtml(probe());
+    expect(probePage).toContain(PALETTE);
+    expect(probePage).toContain(sectionStyle('.probe-report'));
+    expect(renderProbeSection(probe())).toContain(sectionStyle('.probe-report'));
   });
 
   // One point is no curve: drawn as a chart it reads as a broken one.

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,5 +109,35 @@ describe('a signal to `npm run <command>`', () => {
     expect(await exited).toBe(143);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(started.filter(alive)).toEqual([]);
+  }, 60_000);
+});
+
+/** Starts a command of the executable, waits until stderr says `ready`, signals it; its exit code and all it printed. */
+async function signalledBin(args: string[], ready: RegExp, signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [program('src/cli/bin.ts'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  await new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (ready.test(stderr)) resolve();
+  }));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  child.kill(signal);
+  const code = await exited;
+  return { code, stderr };
+}
+
+describe('a signal to the load and probe commands', () => {
+  it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('load, %s mid-scenario: the load stops, exit %i, no report passed off as complete', async (signal, code) => {
+    const dir = mkdtempSync(join(tmpdir(), 'signals-'));
+    const run = await signalledBin(['load', '--scenario', 'tools-list', '--duration', '30', '--connections', '2', '--quiet', '--report-dir', dir], /scenario tools-list:/, signal);
+    expect(run.code, run.stderr).toBe(code);
+    expect(run.stderr).toContain(`interrupted (${signal}): stopping the load`);
+    expect(run.stderr).toContain('interrupted: no report written');
+    expect(existsSync(join(dir, 'load.json'))).toBe(false);
+  }, 60_000);
+
+  it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('probe, %s while probing: exit %i', async (signal, code) => {
+    const run = await signalledBin(['probe', '--max-time', '60', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], /probe: .*budget 60 s/, signal);
+    expect(run.code, run.stderr).toBe(code);
   }, 60_000);
 });
