@@ -42,16 +42,22 @@ Exit status: 0 the verdict holds, 1 it fails, 2 anything else (bad usage, an unr
 inside the harness); 130 and 143 after SIGINT and SIGTERM.`;
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === '--version' || command === '-v' || (command && command in MODULES && rest.length === 1 && rest[0] === '--version')) {
+if (command === '--version' || command === '-v' || (command !== undefined && Object.hasOwn(MODULES, command) && rest.length === 1 && rest[0] === '--version')) {
   console.log(`${BIN} ${version}`);
 } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
   console.log(USAGE);
-} else if (!(command in MODULES)) {
+} else if (!Object.hasOwn(MODULES, command)) {
   process.stderr.write(`error: unknown command "${command}"; the commands: ${Object.keys(MODULES).join(', ')}\n\n${USAGE}\n`);
   process.exitCode = 2;
 } else {
   // The command reads process.argv.slice(2) as its own options.
   process.argv.splice(2, 1);
   invokedThroughBin();
-  await import(MODULES[command as Subcommand]);
+  try {
+    await import(MODULES[command as Subcommand]);
+  } catch (err) {
+    // A command that cannot load is no verdict: exit 2 with one line, as main() ends every command.
+    process.stderr.write(`error: the ${command} command could not load: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
 }

@@ -33,6 +33,8 @@ describe.concurrent('one executable: mcp-canvas-harness <command>', { timeout: 6
   });
 
   it('an unknown command exits 2 naming the commands; no command prints the usage', async () => {
+    // Not a property of an object either: `constructor` is no command.
+    expect((await bin('constructor')).code).toBe(2);
     const wrong = await bin('conformnce');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('error: unknown command "conformnce"; the commands: conformance, load, k6, probe, reference, stdio-proxy');
