@@ -15,14 +15,28 @@ function onSignal(signal: NodeJS.Signals): void {
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
 
-/** Whether a signal listener is the reaper's (a handler that defers to other handlers ignores it). */
-export const isReaper = (listener: unknown): boolean => listener === onSignal;
+/** Listeners that act only where no handler of the command's own does: the reaper's, main()'s last word. */
+const lastResorts = new Set<unknown>([onSignal]);
+
+/** Marks `listener` as a last resort: a handler asking whether the signal is owned does not count it. */
+export function lastResort<F>(listener: F): F {
+  lastResorts.add(listener);
+  return listener;
+}
 
 /**
  * signal-exit's listeners (loaded with testcontainers) only re-raise a signal when nothing else listens:
- * they do not end the run, so a handler that defers to others does not count them.
+ * they do not end the run, so they own no signal either.
  */
-export const isPassive = (listener: unknown): boolean => /processOk|emitter\.count|signal-exit/.test(String(listener));
+const passive = (listener: unknown): boolean => /processOk|emitter\.count|signal-exit/.test(String(listener));
+
+/**
+ * Whether a handler of the command's own besides `self` handles `signal` (a container target closing, the
+ * load command stopping, the test runner): the one rule by which every other handler defers to it.
+ */
+export function signalOwned(signal: NodeJS.Signals, self: unknown): boolean {
+  return process.listeners(signal).some((l) => l !== self && !lastResorts.has(l) && !passive(l));
+}
 
 /** Tracks `child` until it exits; the first one tracked installs the signal handler. */
 export function reaped<C extends ChildProcess>(child: C): C {

@@ -6,7 +6,7 @@
  */
 import { scrubText } from './scrub.js';
 import { UsageError } from './options.js';
-import { isPassive, isReaper, killAllChildren } from './child-reaper.js';
+import { killAllChildren, lastResort, signalOwned } from './child-reaper.js';
 
 export interface MainOptions {
   /** Printed after a usage error's message. */
@@ -82,14 +82,11 @@ export function endingOnSignal(code: number): void {
  * stopping, a container target cleaning up), it ends every child the command started and exits as the
  * signal asks (130, 143). node as PID 1 in a container would otherwise ignore SIGTERM until the engine kills it.
  */
-function onSignal(signal: NodeJS.Signals): void {
-  if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !isPassive(l))) return;
+const onSignal = lastResort((signal: NodeJS.Signals): void => {
+  if (signalOwned(signal, onSignal)) return;
   killAllChildren();
   process.exit(signal === 'SIGINT' ? 130 : 143);
-}
-
-/** Whether a signal listener is main()'s last word (a handler that defers to the command's own ignores it). */
-export const isSignalFallback = (listener: unknown): boolean => listener === onSignal;
+});
 
 /**
  * Runs a command's body and exits with its verdict. A body that returns undefined keeps the process

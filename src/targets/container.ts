@@ -13,9 +13,9 @@ import { CONTAINER_SETUP_HINT, engineAddress, engineGet, ensureContainerEngine }
 import { execFileSync } from 'node:child_process';
 import { FINGERPRINT_LABEL, imageFingerprint } from './image-fingerprint.js';
 import { withMachineLock } from './build-lock.js';
-import { endingOnSignal, isSignalFallback } from '../kit/main.js';
+import { endingOnSignal } from '../kit/main.js';
 import { PACKAGE_ROOT } from '../kit/package-root.js';
-import { isPassive, isReaper } from '../kit/child-reaper.js';
+import { signalOwned } from '../kit/child-reaper.js';
 
 const ROOT = PACKAGE_ROOT;
 const IMAGE = 'localhost/canvas-reference:conformance';
@@ -92,7 +92,7 @@ function closeOnSignal(close: () => Promise<void>): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     // Another handler (the load command's Ctrl-C, vitest's) ends the run and closes the target, or exits
     // and leaves the rest to the exit hooks.
-    if (process.listeners(signal).some((l) => l !== onSignal && !isReaper(l) && !isPassive(l) && !isSignalFallback(l))) return;
+    if (signalOwned(signal, onSignal)) return;
     const code = signal === 'SIGINT' ? 130 : 143;
     endingOnSignal(code);
     void Promise.race([close(), new Promise((r) => setTimeout(r, 15_000).unref())]).finally(() => process.exit(code));
