@@ -79,14 +79,14 @@ function timelineSvg(headersAt: number, endAt: number, events: SseEvent[]): stri
   const span = Math.max(endAt, ...events.map((e) => e.at), 1);
   const x = (ms: number) => (12 + (ms / span) * (W - 24)).toFixed(1);
   const mark = (ms: number, cls: string, label: string) => `<g class="${cls}"><line x1="${x(ms)}" x2="${x(ms)}" y1="8" y2="30"/><title>${h(label)}</title></g>`;
+  const kinds = events.map((e) => eventKind(e.data));
   const marks = [
     mark(0, 't-sent', 'request sent: 0 ms'),
     mark(headersAt, 't-headers', `headers: ${headersAt} ms`),
-    ...events.map((e, i) => mark(e.at, `t-${eventKind(e.data)}`, `event ${i + 1} (${eventKind(e.data)}): ${e.at} ms`)),
+    ...events.map((e, i) => mark(e.at, `t-${kinds[i]}`, `event ${i + 1} (${kinds[i]}): ${e.at} ms`)),
     mark(endAt, 't-end', `end of stream: ${endAt} ms`),
   ];
-  const kinds = [...new Set(events.map((e) => eventKind(e.data)))];
-  const legend = ['sent', 'headers', ...kinds, 'end'].map((k) => `<span class="t-key t-${k}">${h(k)}</span>`).join(' ');
+  const legend = ['sent', 'headers', ...new Set(kinds), 'end'].map((k) => `<span class="t-key t-${k}">${h(k)}</span>`).join(' ');
   return `<figure class="timeline"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="stream timeline"><line class="t-axis" x1="12" x2="${W - 12}" y1="30" y2="30"/>${marks.join('')}<text x="12" y="44">0 ms</text><text x="${W - 12}" y="44" text-anchor="end">${h(String(Math.round(span)))} ms</text></svg><figcaption>${legend}</figcaption></figure>`;
 }
 
@@ -163,9 +163,10 @@ const failureShape = (c: CheckRecord) => `${c.status} ${(c.message ?? c.reason ?
 function foldedChecks(checks: CheckRecord[]): { first: CheckRecord; alike: CheckRecord[] }[] {
   const groups = new Map<string, { first: CheckRecord; alike: CheckRecord[] }>();
   for (const c of checks) {
-    const g = groups.get(failureShape(c));
+    const shape = failureShape(c);
+    const g = groups.get(shape);
     if (g) g.alike.push(c);
-    else groups.set(failureShape(c), { first: c, alike: [] });
+    else groups.set(shape, { first: c, alike: [] });
   }
   return [...groups.values()];
 }
@@ -370,6 +371,9 @@ export function renderHtml(results: Results, sections: readonly FolderSection[] 
     ['not-testable', 'Not testable', t.notTestable], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
     ...(t.error ? [['error', 'Harness error', t.error] as [string, string, number]] : []),
   ];
+  // Rendered first: the navigation links a section only where the page has it.
+  const revisions = revisionSection(reqs);
+  const clients = clientSection(reqs);
   const html = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -388,7 +392,7 @@ ${unexercisedHtml(results)}
 ${sections.length || notes.length ? `<ul class="folder-runs">${sections.map((x) => `<li><a href="#${h(x.id)}">${h(x.title)}: <b>${h(x.word)}</b></a> <span class="muted">started ${h(x.startedAt)}</span></li>`).join('')}${notes.map((n) => `<li class="muted">${h(n)}</li>`).join('')}</ul>` : ''}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
 </header>
-<nav class="sections" aria-label="Sections"><a href="#failures">Failures</a>${reqs.some((r) => r.revisions) ? ' <a href="#revisions">Revisions</a>' : ''}${reqs.some((r) => r.id.startsWith('interop-')) ? ' <a href="#clients">SDK clients</a>' : ''} <a href="#matrix">Matrix</a>${sections.map((x) => ` <a href="#${h(x.id)}">${h(x.title)}</a>`).join('')}</nav>
+<nav class="sections" aria-label="Sections"><a href="#failures">Failures</a>${revisions ? ' <a href="#revisions">Revisions</a>' : ''}${clients ? ' <a href="#clients">SDK clients</a>' : ''} <a href="#matrix">Matrix</a>${sections.map((x) => ` <a href="#${h(x.id)}">${h(x.title)}</a>`).join('')}</nav>
 <nav class="filters" id="filters" aria-label="Filter the requirement matrix" hidden>
 ${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" aria-pressed="${key === 'all'}">${label} <b>${n}</b></button>`).join('\n')}
 <span class="shown" id="shown"></span>
@@ -399,8 +403,8 @@ ${filters.map(([key, label, n]) => `<button type="button" data-filter="${key}" a
 <h2>Failures and warnings (${shownFailures.length})</h2>
 ${shownFailures.length ? shownFailures.map((r) => failureHtml(r, results)).join('\n') : '<p>No requirement fails or warns.</p>'}
 </section>
-${revisionSection(reqs)}
-${clientSection(reqs)}
+${revisions}
+${clients}
 <section id="matrix">
 <h2>Requirement matrix (${reqs.length})</h2>
 <table class="matrix">

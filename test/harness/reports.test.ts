@@ -335,6 +335,17 @@ describe('report.html reads by failure, not by volume', () => {
     expect(figure).toMatch(/<figcaption>.*sent.*headers.*progress.*result.*end.*<\/figcaption>/);
   });
 
+  it('links in its navigation only the sections the page has', () => {
+    const results = sample();
+    // An in-process interop row is no client matrix: no SDK clients section, so no link to one.
+    results.requirements.push(req('interop-ts-sdk-connects', 'interop', 'MUST', 'pass', [check({ requirementIds: ['interop-ts-sdk-connects'] })]));
+    const html = renderHtml(results);
+    const nav = /<nav class="sections"[^>]*>(.*?)<\/nav>/.exec(html)![1]!;
+    const links = [...nav.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
+    expect(links).toEqual(['failures', 'matrix']);
+    for (const id of links) expect(html).toContain(`id="${id}"`);
+  });
+
   it('names the MUST rows no check could exercise under the verdict, linked to the matrix', () => {
     const html = renderHtml(sample());
     expect(html).toContain('<p class="unexercised">1 MUST requirement was not exercised (every check not testable; --strict would fail the run): <a href="#m-stream-not-testable"><code>stream-not-testable</code></a></p>');
