@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { openLedger } from './budget/run-ledger.js';
 import { takeSpent } from './budget/tally.js';
 import { CATALOG, requirement, selectRequirements } from './catalog/index.js';
@@ -29,10 +28,9 @@ import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { runKeys } from './wire/key-sightings.js';
 import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
 import { sampleWire } from './wire/wire-sample.js';
-import { PACKAGE_ROOT } from './kit/package-root.js';
+import { PACKAGE_ROOT, packageInfo } from './kit/package-root.js';
 
 export const ROOT = PACKAGE_ROOT;
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from './run-options.js';
 
@@ -171,7 +169,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   const { exitCode, verdict } = decide(requirements, options.strict, loss);
   const results: Results = {
     schemaVersion: 1,
-    tool: { name: pkg.name, version: pkg.version },
+    tool: packageInfo(),
     target: { kind: target.info.kind, baseUrl: target.info.baseUrl, mcpUrl: target.info.mcpUrl },
     profile: profile.name,
     protocolRevision: target.info.revisions.join(', ') || 'none detected',

@@ -3,8 +3,7 @@
  * scenario in turn through autocannon's programmatic API with the shared reply check, gates on thresholds
  * (and a baseline), and writes load.json, load.md, load.html and load-junit.xml.
  */
-import { readFileSync } from 'node:fs';
-import { resolve, join } from 'node:path';
+import { resolve } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
@@ -19,13 +18,12 @@ import { BUILTIN_THRESHOLD, evaluateThresholds, parseThreshold } from '../report
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_USAGE, readLoadOptions, type LoadOptions } from './load-options.js';
 import { medianRound } from '../report/rounds.js';
-import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+import { packageInfo } from '../../src/kit/package-root.js';
 
 /** Per-request deadline: a reply not complete by then is a timeout (a stream that never ends). */
 const TIMEOUT_S = 10;
 
 
-const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 // ---- the run
 
@@ -115,7 +113,7 @@ async function run(o: LoadOptions): Promise<number> {
     const builtin = parseThreshold(BUILTIN_THRESHOLD, 'builtin');
     const evaluated = evaluateThresholds([builtin, ...thresholds], results, comparison);
     const report = assembleLoadReport({
-      tool: { name: pkg.name, version: pkg.version },
+      tool: packageInfo(),
       target: targetInfo,
       settings: {
         scenarios: scenarios.map((s) => s.name),

@@ -4,9 +4,7 @@
  * script runs, loaded after its name is taken off the command line, so it reads the same options and exits
  * the same way whichever door it came through.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { packageInfo } from '../kit/package-root.js';
 import { BIN, invokedThroughBin, SUBCOMMANDS, type Subcommand } from '../kit/invocation.js';
 
 /** Each command's module, from dist/. */
@@ -28,8 +26,6 @@ const SUMMARIES: Record<Subcommand, string> = {
   'stdio-proxy': 'MCP over stdio in, the service\'s Streamable HTTP out',
 };
 
-const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-
 const USAGE = `Usage: ${BIN} <command> [options]
        ${BIN} <command> --help
        ${BIN} --version
@@ -43,7 +39,7 @@ inside the harness); 130 and 143 after SIGINT and SIGTERM.`;
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === '--version' || command === '-v' || (command !== undefined && Object.hasOwn(MODULES, command) && rest.length === 1 && rest[0] === '--version')) {
-  console.log(`${BIN} ${version}`);
+  console.log(`${BIN} ${packageInfo().version}`);
 } else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
   console.log(USAGE);
 } else if (!Object.hasOwn(MODULES, command)) {

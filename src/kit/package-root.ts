@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +14,16 @@ function findRoot(from: string): string {
 }
 
 export const PACKAGE_ROOT = findRoot(fileURLToPath(import.meta.url));
+
+let manifest: { name: string; version: string } | undefined;
+/** The package's name and version (package.json), as reports and `--version` name the tool; read once. */
+export function packageInfo(): { name: string; version: string } {
+  if (!manifest) {
+    const { name, version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    manifest = { name, version };
+  }
+  return manifest;
+}
 
 /** The compiled program of a source file: `src/cli/conformance.ts` → `<root>/dist/src/cli/conformance.js`. */
 export function compiled(sourcePath: string): string {
