@@ -1,9 +1,9 @@
-import { request } from 'undici';
 import { addSpent } from '../budget/tally.js';
 import type { TargetInfo } from '../target-info.js';
 import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
+import { keyStatus, postStatus } from './key-probe.js';
 
 /**
  * Any deployment. Needs nothing but the base URL: the keys not given (`--api-key`, `--other-key`) come from
@@ -14,7 +14,8 @@ import { TargetError, type PreparedTarget } from './target.js';
  */
 export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
-  const status = await post(endpoint, base, { 'content-type': 'application/json', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}');
+  addSpent({ requests: 1 });
+  const status = await postStatus(endpoint, { 'content-type': 'application/json', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs);
   // No MCP endpoint where the service keeps one: a wrong URL, not a service to judge (its requests would all be 404s).
   if (status === 404 && !mcpUrl) {
     const path = new URL(baseUrl).pathname.replace(/\/$/, '');
@@ -25,8 +26,8 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
   // Before the first bootstrap or write: a key the service refuses is the user's mistake, not 40 failing rows.
   for (const [option, key] of [['--api-key', base.apiKey], ['--other-key', base.otherKey]] as const) {
     if (!key) continue;
-    const refused = await post(endpoint, base, { ...TOOLS_LIST_HEADERS, ...base.headers, authorization: `Bearer ${key}` }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
-    if (refused === 401) throw new TargetError(`the service refused the key given with ${option} (401 to tools/list at ${endpoint}); give a live key${option === '--api-key' ? ' (or MCP_API_KEY)' : ' (or MCP_OTHER_KEY)'}`);
+    addSpent({ requests: 1 });
+    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers) === 401) throw new TargetError(`the service refused the key given with ${option} (401 to tools/list at ${endpoint}); give a live key${option === '--api-key' ? ' (or MCP_API_KEY)' : ' (or MCP_OTHER_KEY)'}`);
   }
   const service = base.profile.kind === 'service';
   const origin = baseUrl.replace(/\/$/, '');
@@ -67,19 +68,4 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
     revisions: [],
   };
   return { info, bootstrapsUsed, close: async () => {} };
-}
-
-/** What a request the service answers without a protocol session needs: JSON in, JSON or a stream out. */
-const TOOLS_LIST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-
-/** One counted POST before the run; its status, or a TargetError when nothing answers. */
-async function post(url: string, base: TargetBase, headers: Record<string, string>, body: string): Promise<number> {
-  addSpent({ requests: 1 });
-  try {
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: base.timeoutMs, bodyTimeout: base.timeoutMs });
-    await res.body.dump();
-    return res.statusCode;
-  } catch (err) {
-    throw new TargetError(`cannot reach ${url}: ${(err as Error).message}`);
-  }
 }
