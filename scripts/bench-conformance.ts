@@ -5,7 +5,7 @@ import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from '../src/cli/spawn-conformance.js';
-import type { Results } from '../src/results.js';
+import { checkRunCount } from '../src/results.js';
 import { searchTotals } from '../src/reports/property-text.js';
 import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 
@@ -27,10 +27,6 @@ ${exitStatus('target met and no regression', 'target missed or a regression', 'a
 
 interface Figures { date: string; machine: string; wallS: number; checks: number; propertyRunsPerS: number }
 
-/** Check records of the run (a check verifying several rows counted once; one per revision it ran under). */
-function checksOf(r: Results): number {
-  return new Set(r.requirements.flatMap((x) => x.checks.map((c) => `${c.suite} ${c.name} ${c.revision ?? ''}`))).size;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const change = (now: number, then: number) => `${now >= then ? '+' : ''}${(((now - then) / then) * 100).toFixed(0)} %`;
@@ -51,7 +47,7 @@ await main({ usage: USAGE }, async () => {
     }
     const r = run.results;
     walls.push(run.durationMs / 1000);
-    checks.push(checksOf(r));
+    checks.push(checkRunCount(r));
     rates.push(searchTotals(r).runsPerS);
     console.log(`run ${i}/${runs}  ${(run.durationMs / 1000).toFixed(2)} s wall (in the run ${(r.durationMs / 1000).toFixed(2)} s), ${checks.at(-1)} checks, ` +
       `${Math.round(rates.at(-1)!)} property runs/s, ${r.totals.pass} pass, ${r.totals.notTestable} not testable`);

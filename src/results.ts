@@ -134,6 +134,11 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
 
 export type RevisionCell = RequirementStatus | 'not-applicable' | 'not-run';
 
+/** The check runs behind a run's rows: a check verifying several rows counted once, once per revision it ran under. */
+export function checkRunCount(results: Pick<Results, 'requirements'>): number {
+  return new Set(results.requirements.flatMap((r) => r.checks.map((c) => `${c.suite} ${c.name} ${c.revision ?? ''}`))).size;
+}
+
 /** The revision x row matrix: the revision-dependent requirements and the revisions their checks spoke. */
 export interface RevisionMatrix {
   revisions: Revision[];

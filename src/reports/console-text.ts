@@ -1,5 +1,6 @@
 import type { RequirementResult, Results } from '../results.js';
-import { failsRun, untestableMusts } from '../results.js';
+import { checkRunCount, failsRun, untestableMusts } from '../results.js';
+import { jsonSnippet, oneLine } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 
 /** Failing rows printed in full on the console; the rest are counted (summary.md and report.html have all). */
@@ -7,10 +8,8 @@ const SHOWN = 10;
 /** Characters of an expected or actual value on one console line. */
 const VALUE_CHARS = 160;
 
-const oneLine = (value: unknown): string => {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, ' ');
-  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}…` : text;
-};
+/** An expected or actual value on one line: JSON (whatever it is, a cycle too), cut with a note of what was left out. */
+const valueLine = (value: unknown): string => oneLine(jsonSnippet(value, 100 * VALUE_CHARS), VALUE_CHARS);
 
 /** The first check that makes the row fail (a failing check fails a MUST and warns a SHOULD), or broke. */
 function firstFailing(r: RequirementResult): CheckRecord | undefined {
@@ -33,7 +32,7 @@ export function consoleFindings(results: Results): string[] {
       : r.status === 'not-testable' ? 'MUST, never exercised (--strict): every check was not testable'
       : check?.message ?? check?.reason ?? r.status;
     lines.push(`  ${r.level} ${r.id}: ${why}`);
-    if (check && check.status === 'fail' && check.expected !== undefined) lines.push(`      expected ${oneLine(check.expected)}`, `      actual   ${oneLine(check.actual)}`);
+    if (check && check.status === 'fail' && check.expected !== undefined) lines.push(`      expected ${valueLine(check.expected)}`, `      actual   ${valueLine(check.actual)}`);
     if (check?.replay) lines.push(`      replay: ${check.replay}`);
   }
   if (failing.length > SHOWN) lines.push(`  and ${failing.length - SHOWN} more (summary.md, report.html)`);
@@ -50,7 +49,7 @@ export function consoleFindings(results: Results): string[] {
 /** The totals line, saying what it counts: requirements (rows of the catalog), and the check runs behind them. */
 export function totalsLine(results: Results): string {
   const t = results.totals;
-  const checks = new Set(results.requirements.flatMap((r) => r.checks.map((c) => `${c.suite} ${c.name} ${c.revision ?? ''}`))).size;
+  const checks = checkRunCount(results);
   const lost = results.targetLost ? ` (${results.targetLost.unjudged.length} of them unjudged: the target stopped answering)` : '';
   return `requirements: ${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable${lost}, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''}; ${checks} check runs (${(results.durationMs / 1000).toFixed(1)} s)`;
 }

@@ -10,6 +10,7 @@ import { scrubKeyShapes } from '../../src/kit/scrub.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { renderJunit } from '../../src/reports/junit.js';
 import { renderHtml } from '../../src/reports/report-html.js';
+import { consoleFindings } from '../../src/reports/console-text.js';
 import { renderSummary, SUMMARY_LIMIT } from '../../src/reports/summary-md.js';
 import type { CheckRecord } from '../../src/verdict.js';
 import type { Exchange } from '../../src/wire/exchange.js';
@@ -349,6 +350,20 @@ describe('report.html reads by failure, not by volume', () => {
   it('names the MUST rows no check could exercise under the verdict, linked to the matrix', () => {
     const html = renderHtml(sample());
     expect(html).toContain('<p class="unexercised">1 MUST requirement was not exercised (every check not testable; --strict would fail the run): <a href="#m-stream-not-testable"><code>stream-not-testable</code></a></p>');
+  });
+});
+
+describe('the console lines under the verdict', () => {
+  it('print any expected and actual on one line, a value JSON cannot write too, cut with a note', () => {
+    const results = sample();
+    const failing = results.requirements[1]!.checks[1]!;
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    failing.actual = cycle;
+    failing.expected = 'x'.repeat(500);
+    const lines = consoleFindings(results);
+    expect(lines).toContain('      actual   [object Object]');
+    expect(lines.find((l) => l.startsWith('      expected '))).toMatch(/^ {6}expected "x{159}… \[\d+ more characters\]$/);
   });
 });
 
