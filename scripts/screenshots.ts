@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { PACKAGE_ROOT } from '../src/kit/package-root.js';
+import { findChromium } from '../src/kit/chromium.js';
 
 const USAGE = `Usage: npm run screenshots -- [--out <dir>]
 
@@ -34,8 +35,9 @@ function run(file: string, args: string[], timeoutMs = 180_000): Promise<{ code:
 }
 
 function chromium(): string {
-  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(p)) return p;
-  throw new Error('chromium is not installed: run scripts/setup-browser.sh');
+  const path = findChromium();
+  if (!path) throw new Error('chromium is not installed: run scripts/setup-browser.sh');
+  return path;
 }
 
 /** One page, the top 1280 x 1600 pixels of it, as Chromium draws it with nothing from the network. */

@@ -1,11 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../src/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
+import { findChromium } from '../../src/kit/chromium.js';
 import { runCli } from './run-cli.js';
 
 /**
@@ -14,15 +15,6 @@ import { runCli } from './run-cli.js';
  * the DOM after the inline script ran. A missing Chromium fails the test: it is installed by
  * scripts/setup.sh (scripts/setup-browser.sh).
  */
-
-function findChromium(): string | undefined {
-  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(p)) return p;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const chromium = findChromium();
 const work = mkdtempSync(join(tmpdir(), 'report-render-'));
