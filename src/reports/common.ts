@@ -36,6 +36,17 @@ export function failedChecks(r: RequirementResult): CheckRecord[] {
   return r.checks.filter((c) => c.status === 'fail' || c.status === 'error');
 }
 
+/**
+ * The sentence on the MUST rows no check could exercise, as summary.md and report.html put it under the
+ * verdict: its head (`2 MUST requirements were not exercised`) and why they count.
+ */
+export function unexercisedWords(count: number, strict: boolean): { head: string; why: string } {
+  return {
+    head: `${count} MUST requirement${count === 1 ? ' was' : 's were'} not exercised`,
+    why: `(every check not testable${strict ? '; --strict fails the run on them' : '; --strict would fail the run'})`,
+  };
+}
+
 /** Does this requirement make the run fail? One rule, `decide`'s, in src/results.ts. */
 export { failsRun } from '../results.js';
 

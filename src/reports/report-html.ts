@@ -3,7 +3,7 @@ import { htmlEscape } from '../kit/escape.js';
 import { truncate } from '../kit/text.js';
 import type { CheckRecord } from '../verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
-import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
+import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
 import { BODY, PALETTE } from '../kit/page-style.js';
 import { describeConsumption } from './consumption.js';
 import { describeProperty } from './property-text.js';
@@ -181,7 +181,8 @@ function alikeHtml(r: RequirementResult, alike: CheckRecord[]): string {
 function unexercisedHtml(results: Results): string {
   const rows = untestableMusts(results.requirements);
   if (rows.length === 0) return '';
-  return `<p class="unexercised">${rows.length} MUST requirement${rows.length === 1 ? ' was' : 's were'} not exercised (every check not testable${results.strict ? '; --strict fails the run on them' : '; --strict would fail the run'}): ${rows.map((r) => `<a href="#${anchor('m', r.id)}"><code>${h(r.id)}</code></a>`).join(', ')}</p>`;
+  const { head, why } = unexercisedWords(rows.length, results.strict);
+  return `<p class="unexercised">${h(head)} ${h(why)}: ${rows.map((r) => `<a href="#${anchor('m', r.id)}"><code>${h(r.id)}</code></a>`).join(', ')}</p>`;
 }
 
 function matrixRow(r: RequirementResult): string {

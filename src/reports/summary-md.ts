@@ -1,7 +1,7 @@
 import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
 import { truncate } from '../kit/text.js';
-import { checkLabel, failedChecks, failsRun, formatValue } from './common.js';
+import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
 import { describeConsumption } from './consumption.js';
 import { describeProperty, runsText } from './property-text.js';
 
@@ -162,7 +162,8 @@ function unexercised(reqs: RequirementResult[], strict: boolean): string[] {
   const rows = untestableMusts(reqs);
   if (rows.length === 0) return [];
   const ids = rows.slice(0, 20).map((r) => mdCode(r.id)).join(', ') + (rows.length > 20 ? `, and ${rows.length - 20} more` : '');
-  return [`**${rows.length} MUST requirement${rows.length === 1 ? ' was' : 's were'} not exercised** (every check not testable${strict ? '; --strict fails the run on them' : '; --strict would fail the run'}): ${ids}. The reasons are under "Not testable".`, ''];
+  const { head, why } = unexercisedWords(rows.length, strict);
+  return [`**${head}** ${why}: ${ids}. The reasons are under "Not testable".`, ''];
 }
 
 /** The Markdown summary of a run, at most `limit` bytes. */
