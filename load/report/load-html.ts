@@ -8,7 +8,7 @@ import { htmlEscape as h } from '../../src/kit/escape.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
 import { barChart, lineChart } from '../../src/kit/svg-chart.js';
 import { BODY, PALETTE, sectionStyle } from '../../src/kit/page-style.js';
-import { errorKindsSeen, type LoadReport, type ScenarioResult } from './load-results.js';
+import { errorKindsSeen, loadWord, type LoadReport, type ScenarioResult } from './load-results.js';
 
 export const LOAD_HTML = 'load.html';
 
@@ -83,7 +83,7 @@ export function renderLoadSection(load: LoadReport): string {
     + `<td>${fmt(s.latencyMs.p99)}</td><td>${fmt(s.latencyMs.max)}</td><td class="${s.errors ? 'fail' : 'ok'}">${s.errors}</td></tr>`).join('\n');
   const thresholds = load.thresholds.map((t) => `<li class="${t.ok ? 'ok' : 'fail'}">${t.ok ? '✓' : '✗'} ${h(t.scenario)}: <code>${h(t.expression)}</code>, actual ${t.actual === null ? 'not measured' : fmt(t.actual, 4)}${t.note ? ` (${h(t.note)})` : ''}</li>`).join('\n');
   return `<section class="load-report">\n<style>${STYLE}</style>\n`
-    + `<h2>Load: <span class="${load.exitCode === 0 ? 'ok' : 'fail'}">${load.exitCode === 0 ? 'PASS' : 'FAIL'}</span></h2>\n`
+    + `<h2>Load: <span class="${load.exitCode === 0 ? 'ok' : 'fail'}">${loadWord(load)}</span></h2>\n`
     + `<p>${h(load.verdict)}</p>\n`
     + `<p class="muted">Target ${h(load.target.description)}; autocannon, ${load.settings.connections} connections, ${load.settings.durationS} s per scenario, ${h(rate)}; `
     + `${load.machine.cpus} × ${h(load.machine.model)}, Node ${h(load.machine.node)}; started ${h(load.startedAt)}. `
@@ -95,7 +95,7 @@ export function renderLoadSection(load: LoadReport): string {
 }
 
 export function renderLoadHtml(load: LoadReport): string {
-  return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Load: ${load.exitCode === 0 ? 'PASS' : 'FAIL'} (${h(load.target.description)})</title>\n`
+  return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Load: ${loadWord(load)} (${h(load.target.description)})</title>\n`
     + `<meta name="viewport" content="width=device-width, initial-scale=1">\n<style>${PALETTE}\n${BODY}</style>\n</head>\n<body>\n`
     + renderLoadSection(load)
     + '</body>\n</html>\n';

@@ -5,14 +5,14 @@
  */
 import { mdCode, mdRow as row, mdText } from '../../src/kit/markdown.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
-import { errorKindsText, type LoadReport } from './load-results.js';
+import { errorKindsText, loadWord, type LoadReport } from './load-results.js';
 
 export const LOAD_MD = 'load.md';
 
 export function renderLoadMd(load: LoadReport): string {
   const out: string[] = [];
   const failed = load.thresholds.filter((t) => !t.ok);
-  out.push(`## Load: ${load.exitCode === 0 ? 'PASS' : 'FAIL'}`, '');
+  out.push(`## Load: ${loadWord(load)}`, '');
   out.push(mdText(load.verdict), '');
   const rate = load.settings.rate === null ? 'closed loop' : `fixed arrival rate ${load.settings.rate} req/s`;
   out.push(`Target ${mdText(load.target.description)}; autocannon, ${load.settings.connections} connections, ${load.settings.durationS} s per scenario, ${rate}; `

@@ -155,6 +155,11 @@ export interface LoadReport {
   exitCode: 0 | 1;
 }
 
+/** A load run's one word, as its reports and the folder's page headline it. */
+export function loadWord(load: Pick<LoadReport, 'exitCode'>): 'PASS' | 'FAIL' {
+  return load.exitCode === 0 ? 'PASS' : 'FAIL';
+}
+
 /** Histograms here record microseconds, from 1 µs to 2 minutes, 3 significant figures. */
 export const HISTOGRAM_RANGE = { lowest: 1, highest: 120_000_000, figures: 3 } as const;
 

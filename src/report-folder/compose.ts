@@ -11,6 +11,7 @@ import { scrubText, type Secrets } from '../kit/scrub.js';
 import { renderHtml, type FolderSection } from '../reports/report-html.js';
 import type { Results } from '../results.js';
 import { renderLoadSection } from '../../load/report/load-html.js';
+import { loadWord } from '../../load/report/load-results.js';
 import { renderProbeSection, verdictWord } from '../../load/probe/probe-report.js';
 import { readFolderRuns } from './runs.js';
 
@@ -38,7 +39,7 @@ export function composeReportHtml(dir: string, secrets: Secrets): string | undef
     if (sameTarget(target, run.target)) sections.push({ ...section, startedAt: run.startedAt });
     else notes.push(`${file} in this folder is a run against another target (${run.target.description}, started ${run.startedAt}): not shown here`);
   };
-  if (runs.load) add('load.json', runs.load, { id: 'load', title: 'Load', word: runs.load.exitCode === 0 ? 'PASS' : 'FAIL', html: renderLoadSection(runs.load) });
+  if (runs.load) add('load.json', runs.load, { id: 'load', title: 'Load', word: loadWord(runs.load), html: renderLoadSection(runs.load) });
   if (runs.probe) add('probe.json', runs.probe, { id: 'probe', title: 'Rate-limit probe', word: verdictWord(runs.probe), html: renderProbeSection(runs.probe) });
   return scrubText(renderHtml(runs.conformance, sections, notes), secrets);
 }
