@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
 import { openLedger } from './budget/run-ledger.js';
 import { takeSpent } from './budget/tally.js';
-import { CATALOG, requirement, selectRequirements } from './catalog/index.js';
+import { requirement } from './catalog/index.js';
+import { selection } from './selection.js';
 import { loadChecks } from './engine/suites.js';
 import { planChecks, runPlanned, searchesIn } from './engine/runner.js';
 import { inNewScope } from './kit/run-scope.js';
 import { scrubText } from './kit/scrub.js';
 import { McpSession } from './mcp-session.js';
-import { loadProfile, type Profile } from './profile.js';
+import type { Profile } from './profile.js';
 import { CHECKS_AT_ONCE, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, GROUPS_AT_ONCE, type RunOptions } from './run-options.js';
 import { referenceLimitsInForce, resolveRunLimits } from './limits.js';
 import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
@@ -74,15 +75,8 @@ export function runConformance(options: RunOptions): Promise<Results> {
 }
 
 async function runInScope(options: RunOptions): Promise<Results> {
-  // A missing or malformed profile (e.g. its "limits") is bad usage: exit 2 with the reason, not a stack.
-  let profile: Profile;
-  try {
-    profile = loadProfile(options.profile, ROOT);
-  } catch (err) {
-    throw new TargetError((err as Error).message);
-  }
-  const selected = selectRequirements(options.only, profile.kind, options.clients);
-  if (!CATALOG.some(selected)) throw new TargetError(`${[options.only.length > 0 && `--only ${options.only.join(',')}`, options.clients && `--clients ${options.clients.join(',')}`].filter(Boolean).join(' with ')} selects no requirement`);
+  // A missing or malformed profile (e.g. its "limits"), or a selection of nothing, is bad usage: exit 2 with the reason.
+  const { profile, selected } = selection(options);
   claimReportDir(resolve(options.reportDir));
   const startedAt = new Date();
   const started = performance.now();

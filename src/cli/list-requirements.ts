@@ -1,8 +1,5 @@
-import { CATALOG, selectRequirements } from '../catalog/index.js';
-import { PACKAGE_ROOT } from '../kit/package-root.js';
-import { loadProfile } from '../profile.js';
 import type { RunOptions } from '../run-options.js';
-import { TargetError } from '../targets/target.js';
+import { selection } from '../selection.js';
 
 /**
  * `conformance --list`: the requirements a run with the same options would judge (its --only, --profile and
@@ -10,14 +7,7 @@ import { TargetError } from '../targets/target.js';
  * `--json`: the catalog rows themselves, for a CI gate or a baseline file to be written from.
  */
 export function listRequirements(options: Pick<RunOptions, 'only' | 'profile' | 'clients'>, format: 'text' | 'json'): string {
-  let kind: 'service' | 'generic';
-  try {
-    kind = loadProfile(options.profile, PACKAGE_ROOT).kind;
-  } catch (err) {
-    throw new TargetError((err as Error).message);
-  }
-  const rows = CATALOG.filter(selectRequirements(options.only, kind, options.clients));
-  if (rows.length === 0) throw new TargetError(`--only ${options.only.join(',')} selects no requirement`);
+  const { rows } = selection(options);
   if (format === 'json') {
     return JSON.stringify(rows.map((r) => ({
       id: r.id, level: r.level, group: r.group, source: r.source, text: r.text,
