@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { BaselineComparison, BaselineScenarioComparison, LoadReport, MetricComparison, ScenarioResult } from './load-results.js';
 import { loadReportProblems } from './load-json.js';
+import { median } from '../probe/analysis.js';
 
 export class BaselineError extends Error {}
 
@@ -40,9 +41,7 @@ export function regressionPct(rps: MetricComparison, p99: MetricComparison): num
  * own p99 is one sample, and a p99 of a few milliseconds moves by a third between rounds), else its p99.
  */
 function comparedP99(s: ScenarioResult): number {
-  if (!s.rounds || s.rounds.length < 2) return s.latencyMs.p99;
-  const sorted = s.rounds.map((r) => r.p99).sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return (s.rounds && s.rounds.length > 1 ? median(s.rounds.map((r) => r.p99)) : undefined) ?? s.latencyMs.p99;
 }
 
 export function compareScenario(current: ScenarioResult, baseline: ScenarioResult): BaselineScenarioComparison {

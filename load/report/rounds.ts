@@ -1,12 +1,5 @@
 import type { ScenarioResult } from './load-results.js';
 
-/** One round of a scenario, as load.json lists them. */
-export interface RoundSummary {
-  requestsPerSecond: number;
-  p99: number;
-  errors: number;
-}
-
 /**
  * A scenario run `rounds.length` times back to back, as one result: the round of median throughput, whole
  * (its latencies, histogram and throughput belong together), so a regression compares medians, not one

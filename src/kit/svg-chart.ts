@@ -28,9 +28,9 @@ export interface LineChartOptions {
 /** The nines of the percentile axis shown at most (the 99.99th). */
 const MAX_NINES = 4;
 
-/** A percentile's place on the HDR axis: log10(100 / (100 - p)), so 90 -> 1, 99 -> 2, 99.9 -> 3 (100 is the maximum's own place). */
+/** A percentile's place on the HDR axis: log10(100 / (100 - p)), so 90 -> 1, 99 -> 2, 99.9 -> 3 (the maximum has a place of its own). */
 function nines(p: number): number {
-  return p >= 100 ? MAX_NINES : Math.min(MAX_NINES, Math.log10(100 / (100 - Math.max(0, p))));
+  return Math.min(MAX_NINES, Math.log10(100 / (100 - Math.max(0, p))));
 }
 
 const PERCENTILE_TICKS: Array<[number, string]> = [[0, '0'], [50, '50'], [90, '90'], [99, '99'], [99.9, '99.9'], [99.99, '99.99'], [100, 'max']];
