@@ -1,24 +1,16 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT, program } from '../../src/kit/package-root.js';
 import { startReference, type ReferenceServer } from '../helpers/reference.js';
+import { runCommand } from '../helpers/run-command.js';
 
 const version = (await import('../../package.json', { with: { type: 'json' } })).default.version;
 
-interface Outcome { code: number | null; stdout: string; stderr: string }
-
-/** Runs a command line to its end: `node <file> ...args`, or any `command` (npm), in `cwd`. */
-function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
-  const child = spawn(command, args, { cwd: options.cwd ?? PACKAGE_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+/** Runs a command line to its end: `node <file> ...args`, or any `command` (npm), in `cwd` (the package's by default). */
+const run = (command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  runCommand(command, args, { cwd: options.cwd ?? PACKAGE_ROOT, env: { ...process.env, ...options.env } });
 
 /** The package's executable, as npx runs it. */
 const bin = (...args: string[]) => run(process.execPath, [program('src/cli/bin.ts'), ...args]);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
+import { runCommand } from '../helpers/run-command.js';
 
 interface Step { id?: string; uses?: string; run?: string; if?: string; env?: Record<string, string>; with?: Record<string, string> }
 interface Action { inputs: Record<string, { required?: boolean; default?: string }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Step[] } }
@@ -15,26 +15,19 @@ const action = parse(readFileSync(join(PACKAGE_ROOT, 'action.yml'), 'utf8')) as 
 interface StepRun { code: number | null; stdout: string; stderr: string; summary: string; outputs: Record<string, string>; workspace: string }
 
 /** Runs scripts/action-run.sh as the action's run step does: in a workspace of its own, with GitHub's files. */
-function runStep(env: Record<string, string>): Promise<StepRun> {
+async function runStep(env: Record<string, string>): Promise<StepRun> {
   const workspace = mkdtempSync(join(tmpdir(), 'action-'));
   const summaryFile = join(workspace, '.step-summary.md');
   const outputFile = join(workspace, '.output');
   writeFileSync(summaryFile, '');
   writeFileSync(outputFile, '');
   const { MCP_API_KEY: _a, MCP_OTHER_KEY: _b, MCP_REVOKED_KEY: _c, ...inherited } = process.env;
-  const child = spawn('bash', [join(PACKAGE_ROOT, 'scripts/action-run.sh')], {
+  const ran = await runCommand('bash', [join(PACKAGE_ROOT, 'scripts/action-run.sh')], {
     cwd: workspace,
     env: { ...inherited, HARNESS: PACKAGE_ROOT, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_OUTPUT: outputFile, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => {
-    const outputs = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    resolve({ code, stdout, stderr, summary: readFileSync(summaryFile, 'utf8'), outputs, workspace });
-  }));
+  const outputs = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return { ...ran, summary: readFileSync(summaryFile, 'utf8'), outputs, workspace };
 }
 
 describe('action.yml', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+import { runCommand } from '../helpers/run-command.js';
 
 /**
  * The project as it ships: `npm pack`, then the tarball installed with `npm ci --omit=dev` into an empty
@@ -86,28 +87,22 @@ describe('the packed project, installed without dev dependencies', () => {
     try {
       const baseUrl = await new Promise<string>((resolve) => reference.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const command = (args: string[], env: Record<string, string> = {}) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['dist/src/cli/bin.js', ...args], { cwd: app, env: { ...process.env, MCP_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('exit', (status) => resolve({ status, stdout, stderr }));
-      });
+      const command = (args: string[], env: Record<string, string> = {}) =>
+        runCommand(process.execPath, ['dist/src/cli/bin.js', ...args], { cwd: app, env: { ...process.env, MCP_API_KEY: '', ...env } });
       const reports = (name: string) => join(dir, `reports-${name}`);
       const conformance = await command(['conformance', '--base-url', baseUrl, '--only', 'discovery-,tools-,auth-missing-key-401', '--seed', '1', '--report-dir', reports('conformance')]);
-      expect(conformance.status, conformance.stderr).toBe(0);
+      expect(conformance.code, conformance.stderr).toBe(0);
       expect(conformance.stdout).toMatch(/^conforms: /);
       const load = await command(['load', '--base-url', baseUrl, '--scenario', 'tools-list', '--duration', '1', '--connections', '2', '--quiet', '--report-dir', reports('load')]);
-      expect(load.status, load.stderr).toBe(0);
+      expect(load.code, load.stderr).toBe(0);
       expect(load.stdout).toMatch(/^tools-list: [\d.]+ req\/s/m);
       const probe = await command(['probe', '--base-url', baseUrl, '--max-time', '5', '--step-time', '1', '--quiet', '--report-dir', reports('probe')]);
-      expect(probe.status, probe.stderr).toBe(0);
+      expect(probe.code, probe.stderr).toBe(0);
       // An unlimited plan in five seconds: no limit found, which is no pass.
       expect(probe.stdout).toMatch(/^INCONCLUSIVE: .* \(--expect-rate makes this a failure\); \d+ requests in /m);
       // The k6 of this machine on PATH (a v1): the install has no Go toolchain to build one.
       const k6 = await command(['k6', '--base-url', baseUrl, '--scenario', 'tools-list', '--rate', '10', '--duration', '1', '--report-dir', reports('k6')], { PATH: `${join(PACKAGE_ROOT, '.tools/bin')}:${process.env.PATH}` });
-      expect(k6.status, k6.stderr).toBe(0);
+      expect(k6.code, k6.stderr).toBe(0);
       expect(existsSync(join(reports('k6'), 'load-k6.json'))).toBe(true);
     } finally {
       reference.kill('SIGTERM');
