@@ -89,6 +89,22 @@ const onSignal = lastResort((signal: NodeJS.Signals): void => {
 });
 
 /**
+ * npx (npm exec) starts the executable through `sh -c`, and the shell keeps a signal sent to npx to itself:
+ * it ends, and this process runs on, orphaned, with every child it started. Orphaned so, the command ends
+ * as it does on SIGTERM (its handlers, then main()'s last word). Only under npx: a server a shell started in
+ * the background is meant to outlive that shell.
+ */
+function watchNpxParent(): void {
+  if (process.env.npm_command !== 'exec') return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch); // once: a second SIGTERM means "at once" to the commands that stop gracefully
+    process.emit('SIGTERM', 'SIGTERM');
+  }, 500).unref();
+}
+
+/**
  * Runs a command's body and exits with its verdict. A body that returns undefined keeps the process
  * running (a server); errors thrown later, from a callback or an unhandled rejection, still end it here.
  */
@@ -100,6 +116,7 @@ export async function main(options: MainOptions, body: () => Promise<number | vo
   if (!process.listeners('SIGTERM').includes(onSignal)) {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    watchNpxParent();
   }
   for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     process.on(event, (err: unknown) => {

@@ -141,3 +141,23 @@ describe('a signal to the load and probe commands', () => {
     expect(run.code, run.stderr).toBe(code);
   }, 60_000);
 });
+
+// npx (npm exec) starts the executable through `sh -c`; the shell keeps a SIGTERM sent to npx to itself and
+// ends, leaving the command orphaned: it notices and ends as on SIGTERM (src/kit/main.ts).
+describe('a signal to `npx mcp-canvas-harness`', () => {
+  it('SIGTERM while the SDK clients run: npx ends, and nothing it started is left', async () => {
+    const npx = spawn('npx', ['--offline', 'mcp-canvas-harness', 'conformance', '--only', 'interop-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { cwd: PACKAGE_ROOT, stdio: 'ignore' });
+    let started: number[] = [];
+    for (let i = 0; i < 150 && started.length < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      started = descendantsOf(npx.pid!);
+    }
+    expect(started.length, 'the shell, the command and its clients started').toBeGreaterThanOrEqual(4);
+    const exited = new Promise<void>((resolve) => npx.once('exit', () => resolve()));
+    npx.kill('SIGTERM');
+    await exited;
+    // The command sees itself orphaned within half a second, then ends its children.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(started.filter(alive)).toEqual([]);
+  }, 60_000);
+});
