@@ -23,6 +23,7 @@ bash scripts/setup-browser.sh
 bash scripts/setup-containers.sh
 bash scripts/install-k6.sh >/dev/null
 bash scripts/setup-interop.sh
+bash scripts/setup-third-party.sh
 bash scripts/build-base-image.sh
 # Last: the reference image of these sources, which the container tests run (nothing to do when it is there).
 npm run --silent build:image
