@@ -5,6 +5,7 @@ import { primaryRevision, speakRevision, type SpokenRequest } from './revision-w
 import type { TargetInfo } from './target-info.js';
 import { NotTestable } from './verdict.js';
 import type { WireClient, WireResponse } from './wire/client.js';
+import { requestId } from './wire/request-ids.js';
 
 export interface PostOptions {
   /** The key to send: the target's by default, `null` for no Authorization header, or another value. */
@@ -18,9 +19,6 @@ export interface PostOptions {
    */
   refusal?: boolean;
 }
-
-let nextId = 1;
-
 
 /**
  * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
@@ -77,7 +75,7 @@ export class McpSession {
   }
 
   request(method: string, params?: Record<string, unknown>, options: PostOptions & { id?: string | number } = {}): Promise<WireResponse> {
-    const id = options.id ?? nextId++;
+    const id = options.id ?? requestId();
     return this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) }, options);
   }
 

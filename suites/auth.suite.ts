@@ -6,6 +6,7 @@ import { describeSighting } from '../src/key-echoes.js';
 import type { CallRecipe } from '../src/profile.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { redactInPlace } from '../src/wire/redact.js';
+import { requestId } from '../src/wire/request-ids.js';
 
 /**
  * service.md §Authentication with the HTTP rules for rejecting a credential: each rejection is a 401 with
@@ -13,7 +14,8 @@ import { redactInPlace } from '../src/wire/redact.js';
  * target's own key are sent so that a server which trims, truncates or case-folds keys is caught.
  */
 
-const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+/** tools/list with an id of the run's own (src/wire/request-ids.ts). */
+const list = () => ({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' });
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 interface Key { key: string; prefix: string; secret: string }
@@ -58,7 +60,7 @@ function scrub(c: CheckContext): void {
 async function send(c: CheckContext, authorization: string | null, refusal = true): Promise<WireResponse> {
   if (authorization) protect(c, authorization);
   try {
-    return await c.mcp.post(LIST, { key: null, headers: authorization === null ? {} : { authorization }, refusal });
+    return await c.mcp.post(list(), { key: null, headers: authorization === null ? {} : { authorization }, refusal });
   } finally {
     scrub(c);
   }
@@ -130,11 +132,11 @@ describe.concurrent('auth', () => {
   check('auth-missing-key-401', 'requests without an Authorization header get 401, whatever the message', async (c) => {
     keyOf(c);
     const bodies: [string, unknown][] = [
-      ['tools/list', LIST],
-      ['ping', { jsonrpc: '2.0', id: 2, method: 'ping' }],
-      ['initialize', { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-conformance', version: '0' } } }],
+      ['tools/list', list()],
+      ['ping', { jsonrpc: '2.0', id: requestId(), method: 'ping' }],
+      ['initialize', { jsonrpc: '2.0', id: requestId(), method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-conformance', version: '0' } } }],
       ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
-      ['tools/call blocks.list', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
+      ['tools/call blocks.list', { jsonrpc: '2.0', id: requestId(), method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
     ];
     const results = await Promise.all(bodies.map(async ([label, body]) => ({ v: { label, authorization: null }, res: await c.mcp.post(body, { key: null, refusal: true }) })));
     expect401(c, results);

@@ -14,6 +14,7 @@ import { isObject, listedItems, textOf } from '../src/tool-result.js';
 import { capBound, describeCapBound, describePlan } from '../src/limits.js';
 import { jsonSnippet } from '../src/kit/text.js';
 import { runOnce } from '../src/kit/run-scope.js';
+import { requestId } from '../src/wire/request-ids.js';
 
 const MODERN = '2026-07-28';
 const SEP_1303 = '2025-11-25';
@@ -346,7 +347,7 @@ describe('calls', () => {
       res = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': SEP_1303 } });
     } else {
       res = await c.mcp.post({
-        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        jsonrpc: '2.0', id: requestId(), method: 'tools/call',
         params: { name: list.tool, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
       }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': list.tool } });
     }

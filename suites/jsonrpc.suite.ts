@@ -2,6 +2,8 @@ import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { namedRequestId, requestId } from '../src/wire/request-ids.js';
+import { OwnSessions } from '../src/targets/own-sessions.js';
 
 const MODERN = '2026-07-28';
 const NO_SUCH_METHOD = 'conformance/no-such-method';
@@ -27,10 +29,10 @@ function headersWithoutVersion(c: CheckContext): Record<string, string> {
 /** A spread of replies: success, method not found, unknown tool, invalid params, parse error, invalid request. */
 async function sampleReplies(c: CheckContext): Promise<{ label: string; res: WireResponse }[]> {
   const probes: [string, () => Promise<WireResponse>][] = [
-    ['tools/list', () => c.mcp.request('tools/list', undefined, { id: 'sample-1' })],
-    [NO_SUCH_METHOD, () => c.mcp.request(NO_SUCH_METHOD, {}, { id: 'sample-2' })],
-    ['tools/call of an unknown tool', () => c.mcp.call('conformance.no-such-tool', {}, { id: 'sample-3' })],
-    ['tools/call without a name', () => c.mcp.request('tools/call', {}, { id: 'sample-4' })],
+    ['tools/list', () => c.mcp.request('tools/list', undefined, { id: namedRequestId('sample') })],
+    [NO_SUCH_METHOD, () => c.mcp.request(NO_SUCH_METHOD, {}, { id: namedRequestId('sample') })],
+    ['tools/call of an unknown tool', () => c.mcp.call('conformance.no-such-tool', {}, { id: namedRequestId('sample') })],
+    ['tools/call without a name', () => c.mcp.request('tools/call', {}, { id: namedRequestId('sample') })],
     ['invalid JSON', () => raw(c, '{"jsonrpc": "2.0", "id": 5, "method": ')],
     ['{"foo":1}', () => raw(c, '{"foo":1}')],
   ];
@@ -54,11 +56,12 @@ describe('jsonrpc', () => {
 
   // "-32600 Invalid Request: The JSON sent is not a valid Request object." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null".
   check('jsonrpc-invalid-request', 'valid JSON that is not a valid request gets -32600', async (c) => {
+    const [wrongVersion, fractional] = [requestId(), requestId() + 0.5];
     const bodies: [string, (string | number | null)[]][] = [
       ['{"foo":1}', [null]],
-      ['{"jsonrpc":"1.0","id":1,"method":"tools/list"}', [null, 1]],
+      [`{"jsonrpc":"1.0","id":${wrongVersion},"method":"tools/list"}`, [null, wrongVersion]],
       ['{"jsonrpc":"2.0","id":null,"method":"tools/list"}', [null]],
-      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', [null, 1.5]],
+      [`{"jsonrpc":"2.0","id":${fractional},"method":"tools/list"}`, [null, fractional]],
       ['42', [null]],
       ['"tools/list"', [null]],
       ['[]', [null]],
@@ -76,22 +79,24 @@ describe('jsonrpc', () => {
 
   // "-32601 Method not found: The method does not exist / is not available."
   check('jsonrpc-method-not-found', 'an unknown method gets -32601 with the request id', async (c) => {
-    const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id: 'nf-1' });
+    const id = namedRequestId('nf');
+    const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id });
     const msg = finalMessage(res);
     c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', c.brief(res));
-    c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id: 'nf-1', error: { code: -32601 } }, c.brief(res));
-    c.verify(msg.id === 'nf-1', 'the error carries the request id', 'nf-1', msg.id);
+    c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id, error: { code: -32601 } }, c.brief(res));
+    c.verify(msg.id === id, 'the error carries the request id', id, msg.id);
     c.observe(`unknown method: HTTP ${res.status}`);
   }, { generic: true });
 
   // "-32602 Invalid params: Invalid method parameter(s)." MCP: protocol errors for requests that fail the CallToolRequest schema.
   check('jsonrpc-invalid-params', 'tools/call with malformed params gets -32602, never -32603', async (c) => {
     const probes: [string, Record<string, unknown>][] = [['no name', {}], ['a numeric name', { name: 42, arguments: {} }]];
-    await Promise.all(probes.map(async ([label, params], i) => {
-      const res = await c.mcp.request('tools/call', params, { id: `ip-${i}` });
+    await Promise.all(probes.map(async ([label, params]) => {
+      const id = namedRequestId('ip');
+      const res = await c.mcp.request('tools/call', params, { id });
       const msg = finalMessage(res);
       c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', c.brief(res));
-      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id: `ip-${i}`, error: { code: -32602 } }, c.brief(res));
+      c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id, error: { code: -32602 } }, c.brief(res));
       c.verify(msg.error.code !== -32603, `tools/call with ${label} gets -32603 Internal error: the client's fault reported as the server's`, 'a client error code (-32602)', msg.error);
     }));
   }, { generic: true });
@@ -101,9 +106,9 @@ describe('jsonrpc', () => {
   check('jsonrpc-standard-error-codes', 'each protocol fault gets its JSON-RPC code: -32700, -32600, -32601, -32602', async (c) => {
     const probes: { label: string; code: number; send: () => Promise<WireResponse> }[] = [
       { label: 'invalid JSON', code: -32700, send: () => raw(c, '{bad json}') },
-      { label: 'a request without "method"', code: -32600, send: () => raw(c, '{"jsonrpc":"2.0","id":"sc-1"}') },
-      { label: 'an unknown method', code: -32601, send: () => c.mcp.request(NO_SUCH_METHOD, {}, { id: 'sc-2' }) },
-      { label: 'tools/call without a name', code: -32602, send: () => c.mcp.request('tools/call', {}, { id: 'sc-3' }) },
+      { label: 'a request without "method"', code: -32600, send: () => raw(c, JSON.stringify({ jsonrpc: '2.0', id: namedRequestId('sc') })) },
+      { label: 'an unknown method', code: -32601, send: () => c.mcp.request(NO_SUCH_METHOD, {}, { id: namedRequestId('sc') }) },
+      { label: 'tools/call without a name', code: -32602, send: () => c.mcp.request('tools/call', {}, { id: namedRequestId('sc') }) },
       { label: 'tools/call of an unknown tool', code: -32602, send: () => c.mcp.call('conformance.no-such-tool', {}) },
     ];
     const replies = await Promise.all(probes.map((p) => p.send()));
@@ -115,10 +120,22 @@ describe('jsonrpc', () => {
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
   check('jsonrpc-id-echo', 'the reply id equals the request id, in value and type', async (c) => {
+    // These ids are the check's subject, and 0 is sent twice: each goes to a session where it is new.
+    const own = OwnSessions.for(c.target);
+    const send = async (method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
+      id, res: await c.mcp.request(method, params, { id, headers: own ? await own.headersFor({ id, method }) : {} }),
+    });
     const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
-    const results = await Promise.all(ids.map(async (id) => ({ id, res: await c.mcp.request('tools/list', undefined, { id }) })));
-    const errors = await Promise.all(['e-1', 0].map(async (id) => ({ id, res: await c.mcp.request(NO_SUCH_METHOD, {}, { id }) })));
-    for (const { id, res } of [...results, ...errors]) {
+    let results: { id: string | number; res: WireResponse }[];
+    try {
+      results = await Promise.all([
+        ...ids.map((id) => send('tools/list', undefined, id)),
+        ...['e-1', 0].map((id) => send(NO_SUCH_METHOD, {}, id)),
+      ]);
+    } finally {
+      await own?.close();
+    }
+    for (const { id, res } of results) {
       const msg = finalMessage(res);
       c.verify(isObject(msg) && msg.id === id, `request id ${JSON.stringify(id)} (${typeof id}) is echoed unchanged`, id, isObject(msg) ? msg.id : c.brief(res));
     }
@@ -215,7 +232,7 @@ describe('jsonrpc', () => {
 
   // "The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported".
   check('jsonrpc-content-type-non-json-rejected', 'a body sent as text/plain is refused with a 4xx', async (c) => {
-    const res = await c.mcp.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
+    const res = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
     c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, c.brief(res));
     if (res.status !== 415) c.observe(`text/plain got ${res.status}; 415 Unsupported Media Type is the precise status`);
   }, { generic: true });
@@ -250,30 +267,32 @@ describe('jsonrpc', () => {
     // A server that does not support 2025-03-26 refuses what it would have to assume.
     if (!c.target.revisions.includes('2025-03-26')) c.notApplicable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
     const headers = headersWithoutVersion(c);
-    const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: 'nv-1', method: 'tools/list' } });
+    const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: namedRequestId('nv'), method: 'tools/list' } });
     c.verify(res.status === 200 && isObject(finalMessage(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, c.brief(res));
     // Batches exist only in 2025-03-26: whether one is answered without the header hints at the revision assumed.
-    const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: 'nv-2', method: 'tools/list' }] });
+    const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: namedRequestId('nv'), method: 'tools/list' }] });
     c.observe(`a batch without the header got HTTP ${batch.status}${Array.isArray(batch.json) ? ' and an array (2025-03-26 behaviour)' : ''}`);
   }, { generic: true });
 
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
   check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
-    const batch = [
-      { jsonrpc: '2.0', id: 'b-1', method: 'tools/list' },
+    // A string id and an integer one, new each time the batch is sent.
+    const batch = (list: string, unknown: number) => [
+      { jsonrpc: '2.0', id: list, method: 'tools/list' },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: NO_SUCH_METHOD, params: {} },
+      { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} },
     ];
-    const res = await c.mcp.post(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } });
+    const [list, unknown] = [namedRequestId('b'), requestId()];
+    const res = await c.mcp.post(batch(list, unknown), { headers: { 'mcp-protocol-version': '2025-03-26' } });
     c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
     c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
     const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
     const ids = responses.map((m) => m.id);
-    c.verify(responses.length === 2 && ids.includes('b-1') && ids.includes(2), 'one response per request (ids "b-1" and 2), none for the notification', ['b-1', 2], ids);
-    c.verify(isObject(responses.find((m) => m.id === 'b-1')?.result), 'the tools/list entry has a result', 'a result', responses);
-    c.verify(responses.find((m) => m.id === 2)?.error?.code === -32601, 'the unknown-method entry has error -32601', -32601, responses);
+    c.verify(responses.length === 2 && ids.includes(list) && ids.includes(unknown), 'one response per request (the tools/list and the unknown method), none for the notification', [list, unknown], ids);
+    c.verify(isObject(responses.find((m) => m.id === list)?.result), 'the tools/list entry has a result', 'a result', responses);
+    c.verify(responses.find((m) => m.id === unknown)?.error?.code === -32601, 'the unknown-method entry has error -32601', -32601, responses);
     for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
-      const later = await c.mcp.post(batch, { headers: { 'mcp-protocol-version': rev } });
+      const later = await c.mcp.post(batch(namedRequestId('b'), requestId()), { headers: { 'mcp-protocol-version': rev } });
       c.observe(`the same batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
     }
   }, { generic: true });

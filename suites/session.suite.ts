@@ -5,6 +5,7 @@ import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import { baseHeaders, initializeParams, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { namedRequestId } from '../src/wire/request-ids.js';
 
 /**
  * Session management of the 2025-era Streamable HTTP transport, on servers that assign `Mcp-Session-Id`.
@@ -23,8 +24,6 @@ interface Session {
   ended: boolean;
 }
 
-let nextId = 1;
-
 const is2xx = (status: number) => status >= 200 && status < 300;
 
 /** The revision this run of the check speaks (one run per revision the target speaks), else the newest 2025-era one. */
@@ -34,7 +33,7 @@ function revisionOf(c: CheckContext & { revision?: Revision }): Revision | undef
 
 /** `initialize` without a session id: the target's headers and key, nothing of the run's session. */
 function initialize(c: CheckContext, revision: Revision): Promise<WireResponse> {
-  return c.http.request(c.target.mcpUrl, { method: 'POST', headers: baseHeaders(c.target), json: { jsonrpc: '2.0', id: `session-init-${nextId++}`, method: 'initialize', params: initializeParams(revision) } });
+  return c.http.request(c.target.mcpUrl, { method: 'POST', headers: baseHeaders(c.target), json: { jsonrpc: '2.0', id: namedRequestId('session-init'), method: 'initialize', params: initializeParams(revision) } });
 }
 
 /** A POST in `s` (its id, and its revision's header from 2025-06-18). */
@@ -43,7 +42,7 @@ function post(c: CheckContext, s: Session, body: unknown): Promise<WireResponse>
 }
 
 function toolsList(c: CheckContext, s: Session): Promise<WireResponse> {
-  return post(c, s, { jsonrpc: '2.0', id: `session-list-${nextId++}`, method: 'tools/list' });
+  return post(c, s, { jsonrpc: '2.0', id: namedRequestId('session-list'), method: 'tools/list' });
 }
 
 function deleteSession(c: CheckContext, s: Session): Promise<WireResponse> {

@@ -10,6 +10,7 @@ import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/wire-judge.js';
+import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -121,10 +122,11 @@ function placeholders(value: unknown): string[] {
 
 function idAndToken(tool: Tool, variant: Variant, seed: number): { id: string | number; token?: string | number } {
   const i = TOOLS.indexOf(tool);
-  // Distinct ids and tokens across all fifteen streams; integer token 0 for the first tool on purpose.
-  if (variant === 'string token') return { id: `stream-${i}-${seed % 10_000}`, token: `tok-${tool}-${seed % 10_000}` };
-  if (variant === 'integer token') return { id: 9000 + i, token: i * 7 };
-  return { id: 9100 + i };
+  // Ids from the run's id space (src/wire/request-ids.ts); distinct tokens across all fifteen streams, integer
+  // token 0 for the first tool on purpose.
+  if (variant === 'string token') return { id: namedRequestId('stream'), token: `tok-${tool}-${seed % 10_000}` };
+  if (variant === 'integer token') return { id: requestId(), token: i * 7 };
+  return { id: requestId() };
 }
 
 async function runRound(target: TargetInfo): Promise<Round> {
@@ -155,7 +157,7 @@ async function runRound(target: TargetInfo): Promise<Round> {
     const recipe = target.profile.streaming[modern.tool]!;
     try {
       modern.res = await sessionOn(modern.exchanges).post({
-        jsonrpc: '2.0', id: 'modern-1', method: 'tools/call',
+        jsonrpc: '2.0', id: namedRequestId('modern'), method: 'tools/call',
         params: {
           name: recipe.tool, arguments: fill(recipe.arguments, vars),
           _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, progressToken: 'modern' },

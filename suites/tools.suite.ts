@@ -6,6 +6,7 @@ import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { withoutTypelessNullable } from '../src/properties/schema-arbitrary.js';
+import { requestId } from '../src/wire/request-ids.js';
 
 /** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
 const DESCRIBED_TOOLS = ['blocks.create', 'blocks.build', 'blocks.list', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'];
@@ -69,9 +70,9 @@ function validator(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
   return ajv;
 }
 
-function modernToolsList(c: CheckContext, id: number): Promise<WireResponse> {
+function modernToolsList(c: CheckContext): Promise<WireResponse> {
   return c.mcp.post({
-    jsonrpc: '2.0', id, method: 'tools/list',
+    jsonrpc: '2.0', id: requestId(), method: 'tools/list',
     params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
   }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' } });
 }
@@ -162,14 +163,14 @@ describe('tools', () => {
 
   // "Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."
   check('tools-list-deterministic-order', 'tools/list returns the same order every time', async (c) => {
-    const orders = async (send: (i: number) => Promise<WireResponse>) =>
-      (await Promise.all([1, 2, 3].map(send))).map((res) => {
+    const orders = async (send: () => Promise<WireResponse>) =>
+      (await Promise.all([1, 2, 3].map(() => send()))).map((res) => {
         const tools = finalMessage(res)?.result?.tools;
         return Array.isArray(tools) ? tools.map((t: any) => t?.name).join(',') : undefined;
       });
     const legacy = await orders(() => c.mcp.request('tools/list'));
     if (new Set(legacy).size > 1) c.observe('the 2025-era wire returned tools/list in different orders (a SHOULD only from 2026-07-28)');
-    const modern = await orders((i) => modernToolsList(c, i));
+    const modern = await orders(() => modernToolsList(c));
     c.verify(modern.every((o) => o !== undefined), 'tools/list on the 2026-07-28 wire returns tools', 'three listings', modern);
     c.verify(new Set(modern).size === 1, 'three tools/list calls (2026-07-28) return the same order', modern[0], modern);
   }, { generic: true });

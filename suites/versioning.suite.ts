@@ -1,4 +1,5 @@
 import { check, describe } from '../src/check.js';
+import { requestId } from '../src/wire/request-ids.js';
 
 describe('versioning', () => {
   // "The version is carried in the path: the MCP endpoint ends in `/v1`."
@@ -12,7 +13,7 @@ describe('versioning', () => {
   // an endpoint; which 4xx says so is not shown: 404 (RFC 9110 §15.5.5) and 410 (gone) are equally right.
   check('version-other-paths-404', 'other API versions are not served', async ({ http, mcp, target, verify, observe }) => {
     for (const path of ['/api/mcp/v2', '/api/mcp/v0', '/api/mcp']) {
-      const res = await http.request(`${target.baseUrl}${path}`, { method: 'POST', headers: mcp.headers(), json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      const res = await http.request(`${target.baseUrl}${path}`, { method: 'POST', headers: mcp.headers(), json: { jsonrpc: '2.0', id: requestId(), method: 'tools/list' } });
       verify(res.status === 404 || res.status === 410, `${path} answered ${res.status}: it is not refused as a path that does not exist`, '404 or 410', res.status);
       if (res.status !== 404) observe(`${path} answered ${res.status} (404 is usual)`);
     }

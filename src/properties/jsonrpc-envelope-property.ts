@@ -6,6 +6,8 @@ import { isObject } from '../tool-result.js';
 import { bodyOf, classify, envelopeArb, showEnvelope, type Classified, type Envelope, type Kind } from './jsonrpc-envelopes.js';
 import { responsesOf } from './jsonrpc-replies.js';
 import { freshKey } from './workspaces.js';
+import { requestId } from '../wire/request-ids.js';
+import { OwnSessions } from '../targets/own-sessions.js';
 
 /**
  * How the envelope properties run: a live key of their own, envelopes POSTed with it under the 2025-era
@@ -21,6 +23,8 @@ const REPLY_DEADLINE_MS = 1000;
 export interface EnvelopeSetup {
   key: string | null;
   revisions: (Revision | undefined)[];
+  /** On a server that keeps sessions, the sessions the generated ids go to (each id new in its session). */
+  sessions?: OwnSessions;
 }
 
 /** A live key of the check's own (no rate limit on the embedded target), and the revisions to send under. */
@@ -31,10 +35,10 @@ export async function prepareEnvelopes(c: CheckContext, purpose: string): Promis
     c.notTestable(`the envelope properties send 2025-era JSON-RPC envelopes; the target speaks only ${MODERN}, where every request must carry the _meta envelope`);
   }
   const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, purpose) : null;
-  const live = await c.mcp.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key });
+  const live = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { key });
   c.verify(live.status === 200 && isObject(responsesOf(live)[0]?.result), 'tools/list with the key works', 200, c.brief(live));
   // No header (the server assumes 2025-03-26), or a 2025-era revision the target negotiates.
-  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)] };
+  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions: OwnSessions.for(c.target) };
 }
 
 /**
@@ -43,7 +47,8 @@ export async function prepareEnvelopes(c: CheckContext, purpose: string): Promis
  */
 export async function postBody(c: CheckContext, s: EnvelopeSetup, body: string, revision: string | undefined): Promise<WireResponse> {
   try {
-    return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs: REPLY_DEADLINE_MS, headers: revision ? { 'mcp-protocol-version': revision } : {} });
+    const session = s.sessions ? await s.sessions.headersFor(body) : {};
+    return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs: REPLY_DEADLINE_MS, headers: { ...session, ...(revision && { 'mcp-protocol-version': revision }) } });
   } catch (err) {
     return c.verify(false, `${body}${revision ? ` (MCP-Protocol-Version: ${revision})` : ''} is answered within ${REPLY_DEADLINE_MS} ms`, 'a reply', (err as Error).message) as never;
   }
@@ -57,14 +62,18 @@ export interface Exchanged { envelope: Envelope; what: Classified; res: WireResp
 /** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */
 export async function envelopeProperty(c: CheckContext, id: string, judge: (x: Exchanged) => void, kinds?: Kind[]): Promise<void> {
   const s = await prepareEnvelopes(c, id);
-  await c.property({
-    id,
-    arbitrary: kinds ? sent(s.revisions).filter(({ envelope }) => kinds.includes(classify(envelope).kind)) : sent(s.revisions),
-    maxRuns: MAX_RUNS,
-    show: ({ envelope, revision }) => showEnvelope(envelope, revision),
-    predicate: async ({ envelope, revision }) => {
-      const res = await postBody(c, s, bodyOf(envelope), revision);
-      judge({ envelope, what: classify(envelope), res, responses: responsesOf(res), label: showEnvelope(envelope, revision) });
-    },
-  });
+  try {
+    await c.property({
+      id,
+      arbitrary: kinds ? sent(s.revisions).filter(({ envelope }) => kinds.includes(classify(envelope).kind)) : sent(s.revisions),
+      maxRuns: MAX_RUNS,
+      show: ({ envelope, revision }) => showEnvelope(envelope, revision),
+      predicate: async ({ envelope, revision }) => {
+        const res = await postBody(c, s, bodyOf(envelope), revision);
+        judge({ envelope, what: classify(envelope), res, responses: responsesOf(res), label: showEnvelope(envelope, revision) });
+      },
+    });
+  } finally {
+    await s.sessions?.close();
+  }
 }

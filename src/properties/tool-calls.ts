@@ -7,6 +7,7 @@ import { isObject } from '../tool-result.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
 import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
 import { freshKey } from './workspaces.js';
+import { requestId } from '../wire/request-ids.js';
 
 /**
  * tools/call as the tool argument properties (suites/properties/tool-arguments.suite.ts) make them: the tools
@@ -88,11 +89,9 @@ export async function prepareTools(c: CheckContext, purpose: string): Promise<To
   return { key, tools, hints };
 }
 
-let nextId = 1;
-
 /** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
 export async function callTool(c: CheckContext, s: ToolSetup, call: Call, streaming: boolean): Promise<{ res: WireResponse; id: number }> {
-  const id = nextId++;
+  const id = requestId();
   // Our own server answers at once, so a short deadline finds hangs fast; a deployment gets the user's
   // --timeout (network latency and a loaded service are not protocol errors).
   const timeoutMs = c.target.kind === 'embedded' ? Math.min(c.target.timeoutMs, streaming ? STREAM_DEADLINE_MS : JSON_DEADLINE_MS) : c.target.timeoutMs;

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { addSpent } from '../budget/tally.js';
 import type { Revision } from '../catalog/types.js';
 import type { TargetInfo } from '../target-info.js';
+import { namedRequestId } from '../wire/request-ids.js';
 
 /**
  * The session lifecycle of a stateful Streamable HTTP server (MCP 2025-03-26 to 2025-11-25, "Session
@@ -62,35 +63,53 @@ async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record
   return { status: res.statusCode, sessionId: Array.isArray(sid) ? sid[0] : sid };
 }
 
+/** A session the harness opened: its id, and how to end it. */
+export interface OpenedSession {
+  sessionId: string;
+  /** Ends the session (`DELETE`); never throws. */
+  close(): Promise<void>;
+}
+
 /**
- * Finds out whether the server wants a session, and opens the run's one if so: `initialize` (with the
- * target's headers and key), then "If an `MCP-Session-Id` is returned by the server during initialization,
- * clients using the Streamable HTTP transport MUST include it in the `MCP-Session-Id` header on all of their
- * subsequent HTTP requests": `notifications/initialized` with it, and `info.sessionId` for the suites.
+ * Opens a session: `initialize` (with the target's headers and key) at `revision`, then, "If an
+ * `MCP-Session-Id` is returned by the server during initialization, clients using the Streamable HTTP transport
+ * MUST include it in the `MCP-Session-Id` header on all of their subsequent HTTP requests":
+ * `notifications/initialized` with it. Undefined when the server answers without one (it keeps no session).
  */
-export async function openRunSession(info: TargetInfo): Promise<RunSession> {
-  const none: RunSession = { close: async () => {} };
-  const revision = sessionRevision(info);
-  // A 2026-07-28-only server has no handshake and no sessions; stdio sessions are the proxy's business.
-  if (revision === undefined || info.kind === 'stdio') return none;
+export async function openSession(info: TargetInfo, revision: Revision): Promise<OpenedSession | undefined> {
   let sessionId: string | undefined;
   try {
-    const init = await send(info, 'POST', baseHeaders(info), { jsonrpc: '2.0', id: 'harness-session-init', method: 'initialize', params: initializeParams(revision) });
-    if (init.status !== 200 || init.sessionId === undefined) return none;
+    const init = await send(info, 'POST', baseHeaders(info), { jsonrpc: '2.0', id: namedRequestId('harness-session-init'), method: 'initialize', params: initializeParams(revision) });
+    if (init.status !== 200 || init.sessionId === undefined) return undefined;
     sessionId = init.sessionId;
-    info.sessionId = sessionId;
     // Its answer (202 or not) is the jsonrpc suite's business; a session server serves requests either way.
     await send(info, 'POST', { ...baseHeaders(info), ...sessionHeaders(revision, sessionId) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
   } catch {
     // An unreachable target is reported by the checks, each with its own wire log.
-    if (sessionId === undefined) return none;
+    if (sessionId === undefined) return undefined;
   }
   const id = sessionId;
   return {
+    sessionId: id,
     async close() {
       // "Clients that no longer need a particular session [...] SHOULD send an HTTP DELETE to the MCP endpoint
       // with the MCP-Session-Id header" (405 means the server does not allow it: nothing more to do).
       await send(info, 'DELETE', { ...baseHeaders(info), ...sessionHeaders(revision, id) }).catch(() => undefined);
     },
   };
+}
+
+/**
+ * Finds out whether the server wants a session, and opens the run's one if so (`openSession`); its id goes to
+ * `info.sessionId`, which every later request of the run carries (McpSession.headers).
+ */
+export async function openRunSession(info: TargetInfo): Promise<RunSession> {
+  const none: RunSession = { close: async () => {} };
+  const revision = sessionRevision(info);
+  // A 2026-07-28-only server has no handshake and no sessions; stdio sessions are the proxy's business.
+  if (revision === undefined || info.kind === 'stdio') return none;
+  const session = await openSession(info, revision);
+  if (!session) return none;
+  info.sessionId = session.sessionId;
+  return session;
 }

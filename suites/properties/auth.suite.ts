@@ -4,6 +4,7 @@ import { finalMessage } from '../../src/mcp-session.js';
 import { applyKeyEdit, describeKeyEdit, keyEditArbitrary } from '../../src/properties/key-mutations.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';
+import { requestId } from '../../src/wire/request-ids.js';
 
 /**
  * Authentication searched rather than sampled: every edit of a live key, and any Authorization value at
@@ -11,7 +12,8 @@ import type { WireResponse } from '../../src/wire/client.js';
  * variants; these properties send hundreds per run.
  */
 
-const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+/** tools/list with an id of the run's own (src/wire/request-ids.ts). */
+const list = () => ({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' });
 
 /** The refusal every invalid credential gets: 401, no JSON-RPC result, the credential not repeated. */
 function verifyRefused(c: CheckContext, res: WireResponse, credential: string, what: string): void {
@@ -28,7 +30,7 @@ describe.concurrent('auth properties', () => {
   // removed or changed is another key.) "Invalid or expired tokens MUST receive a HTTP 401 response."
   check(['auth-altered-key-401', 'auth-key-not-echoed'], 'property: every single-character edit, truncation or extension of a live key gets 401', async (c) => {
     const key = await freshKey(c, 'auth-key-edits');
-    const live = await c.mcp.post(LIST, { key });
+    const live = await c.mcp.post(list(), { key });
     c.verify(live.status === 200 && finalMessage(live)?.result !== undefined, 'the unedited key works', 200, live.status);
     await c.property({
       id: 'auth-key-edits',
@@ -37,7 +39,7 @@ describe.concurrent('auth properties', () => {
       predicate: async (edit) => {
         const edited = applyKeyEdit(key, edit);
         if (edited === key) return true; // replacing a character by itself
-        verifyRefused(c, await c.mcp.post(LIST, { key: edited, refusal: true }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
+        verifyRefused(c, await c.mcp.post(list(), { key: edited, refusal: true }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
         return true;
       },
     });
@@ -61,7 +63,7 @@ describe.concurrent('auth properties', () => {
       arbitrary: value,
       predicate: async (authorization) => {
         if (authorization.includes(key)) return true;
-        verifyRefused(c, await c.mcp.post(LIST, { key: null, headers: { authorization }, refusal: true }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
+        verifyRefused(c, await c.mcp.post(list(), { key: null, headers: { authorization }, refusal: true }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
         return true;
       },
     });

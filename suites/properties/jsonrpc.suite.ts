@@ -24,16 +24,20 @@ describe.concurrent('jsonrpc properties', () => {
     // Envelopes, and sometimes their text cut short (not JSON at all).
     const body = (v: { envelope: Envelope; cut: number | null }) => (v.cut === null ? bodyOf(v.envelope) : bodyOf(v.envelope).slice(0, v.cut % bodyOf(v.envelope).length));
     const label = (v: { envelope: Envelope; cut: number | null; revision?: string }) => `${body(v)}${v.revision ? ` (MCP-Protocol-Version: ${v.revision})` : ''}`;
-    await c.property({
-      id: 'jsonrpc-envelope-no-5xx',
-      arbitrary: fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...s.revisions), cut: fc.option(fc.nat(), { freq: 4 }) }),
-      maxRuns: MAX_RUNS,
-      show: label,
-      predicate: async (v) => {
-        const res = await postBody(c, s, body(v), v.revision);
-        c.verify(res.status < 500, `${label(v)} is not answered with a server error`, '< 500', c.brief(res));
-      },
-    });
+    try {
+      await c.property({
+        id: 'jsonrpc-envelope-no-5xx',
+        arbitrary: fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...s.revisions), cut: fc.option(fc.nat(), { freq: 4 }) }),
+        maxRuns: MAX_RUNS,
+        show: label,
+        predicate: async (v) => {
+          const res = await postBody(c, s, body(v), v.revision);
+          c.verify(res.status < 500, `${label(v)} is not answered with a server error`, '< 500', c.brief(res));
+        },
+      });
+    } finally {
+      await s.sessions?.close();
+    }
   }, { generic: true, property: 'jsonrpc-envelope-no-5xx' });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.
@@ -135,37 +139,41 @@ describe.concurrent('jsonrpc properties', () => {
   check('jsonrpc-batch-2025-03-26', 'property: under 2025-03-26 a batch gets one response per request and per invalid item, none for notifications', async (c) => {
     const s = await prepareEnvelopes(c, 'jsonrpc-batches');
     const label = (items: Envelope[]) => `[${items.map(bodyOf).join(',')}]`;
-    await c.property({
-      id: 'jsonrpc-batches',
-      arbitrary: batchArb,
-      maxRuns: MAX_RUNS,
-      show: label,
-      predicate: async (items) => {
-        const res = await postBody(c, s, label(items), BATCH_REVISION);
-        const what = items.map(classify);
-        c.verify(res.status < 500, `${label(items)}: not a server error`, '< 500', c.brief(res));
-        if (items.length === 0) {
-          c.verify(isObject(res.json) && res.json.error?.code === -32600 && (res.json.id ?? null) === null, 'an empty batch gets one -32600 error with id null (not an array)', { id: null, error: { code: -32600 } }, c.brief(res));
-          return;
-        }
-        const requests = what.filter((w) => w.kind === 'request');
-        const invalid = what.filter((w) => w.kind === 'invalid');
-        if (requests.length + invalid.length === 0) {
-          c.verify(res.status === 202 && res.text === '', `${label(items)}: a batch of notifications only gets 202 and no body`, { status: 202, body: '' }, c.brief(res));
-          return;
-        }
-        c.verify(res.messages !== undefined || Array.isArray(res.json), `${label(items)}: the reply is an array of responses (or a stream of them)`, 'an array', c.brief(res));
-        const responses = responsesOf(res);
-        for (const m of responses) c.verify(malformed(m) === undefined, `${label(items)}: ${malformed(m)}`, 'a well-formed response', m);
-        c.verify(responses.length === requests.length + invalid.length, `${label(items)}: one response per request and per invalid item, none for notifications`, requests.length + invalid.length, responses);
-        for (const r of requests) {
-          c.verify(responses.filter((m) => isDeepStrictEqual(m.id, r.id)).length === 1, `${label(items)}: exactly one response has request id ${JSON.stringify(r.id)}`, r.id, responses.map((m) => m.id));
-        }
-        const errorsForInvalid = responses.filter((m) => !requests.some((r) => isDeepStrictEqual(m.id, r.id)));
-        for (const m of errorsForInvalid) {
-          c.verify(m.error?.code === -32600 || m.error?.code === -32602, `${label(items)}: an invalid item gets an Invalid Request error`, { error: { code: -32600 } }, m);
-        }
-      },
-    });
+    try {
+      await c.property({
+        id: 'jsonrpc-batches',
+        arbitrary: batchArb,
+        maxRuns: MAX_RUNS,
+        show: label,
+        predicate: async (items) => {
+          const res = await postBody(c, s, label(items), BATCH_REVISION);
+          const what = items.map(classify);
+          c.verify(res.status < 500, `${label(items)}: not a server error`, '< 500', c.brief(res));
+          if (items.length === 0) {
+            c.verify(isObject(res.json) && res.json.error?.code === -32600 && (res.json.id ?? null) === null, 'an empty batch gets one -32600 error with id null (not an array)', { id: null, error: { code: -32600 } }, c.brief(res));
+            return;
+          }
+          const requests = what.filter((w) => w.kind === 'request');
+          const invalid = what.filter((w) => w.kind === 'invalid');
+          if (requests.length + invalid.length === 0) {
+            c.verify(res.status === 202 && res.text === '', `${label(items)}: a batch of notifications only gets 202 and no body`, { status: 202, body: '' }, c.brief(res));
+            return;
+          }
+          c.verify(res.messages !== undefined || Array.isArray(res.json), `${label(items)}: the reply is an array of responses (or a stream of them)`, 'an array', c.brief(res));
+          const responses = responsesOf(res);
+          for (const m of responses) c.verify(malformed(m) === undefined, `${label(items)}: ${malformed(m)}`, 'a well-formed response', m);
+          c.verify(responses.length === requests.length + invalid.length, `${label(items)}: one response per request and per invalid item, none for notifications`, requests.length + invalid.length, responses);
+          for (const r of requests) {
+            c.verify(responses.filter((m) => isDeepStrictEqual(m.id, r.id)).length === 1, `${label(items)}: exactly one response has request id ${JSON.stringify(r.id)}`, r.id, responses.map((m) => m.id));
+          }
+          const errorsForInvalid = responses.filter((m) => !requests.some((r) => isDeepStrictEqual(m.id, r.id)));
+          for (const m of errorsForInvalid) {
+            c.verify(m.error?.code === -32600 || m.error?.code === -32602, `${label(items)}: an invalid item gets an Invalid Request error`, { error: { code: -32600 } }, m);
+          }
+        },
+      });
+    } finally {
+      await s.sessions?.close();
+    }
   }, { generic: true, property: 'jsonrpc-batches' });
 });

@@ -33,7 +33,6 @@ describe.concurrent('schedule properties', () => {
     }
     c.observe(`${recipe.tool}: "${tool.description ?? ''}"`);
     if (!/cron/i.test(String(tool.description ?? ''))) return c.notTestable(`${recipe.tool}'s description does not say it evaluates cron expressions`);
-    let id = 0;
     await c.property({
       id: 'schedule-preview-runs',
       // Always PREVIEWS_PER_RUN previews (almost), but a shrink drops those that do not matter to a failure.
@@ -45,7 +44,7 @@ describe.concurrent('schedule properties', () => {
         const replies = await Promise.all(previews.map(async (p) => {
           const args = { ...recipe.arguments, expression: p.expression, count: p.count, from: p.from, timezone: p.timezone };
           try {
-            return await c.mcp.call(recipe.tool, args, { key, id: ++id, timeoutMs: Math.min(c.target.timeoutMs, DEADLINE_MS) });
+            return await c.mcp.call(recipe.tool, args, { key, timeoutMs: Math.min(c.target.timeoutMs, DEADLINE_MS) });
           } catch (err) {
             return c.verify(false, `${recipe.tool} ${JSON.stringify(args)} is answered within ${DEADLINE_MS} ms`, 'a reply', (err as Error).message) as never;
           }
