@@ -31,7 +31,7 @@ export const jsonrpcRequirements: Requirement[] = [
     group: 'jsonrpc',
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5, §5.1 (RPC-10, RPC-11); MCP 2025-11-25 server/tools §Error Handling (TOOL-07)',
-    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx, and never -32603 Internal error, which blames the server for the client\'s fault; the exact code -32602 is `jsonrpc-standard-error-codes`.)',
+    text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx; the exact code, -32602 and not -32603 Internal error, is `jsonrpc-standard-error-codes`.)',
     generic: true,
   },
   {
