@@ -306,7 +306,8 @@ describe('calls', () => {
     const res = await c.mcp.call('conformance.no-such-tool', {});
     const msg = finalMessage(res);
     c.verify(res.status < 500, 'an unknown tool is not a server error', '< 500', c.brief(res));
-    c.verify(isObject(msg) && !('result' in msg), 'an unknown tool gets no result (not even isError)', { error: { code: -32602 } }, msg ?? c.brief(res));
+    const got = !isObject(msg) ? 'no JSON-RPC message' : msg.result?.isError === true ? 'an isError result' : 'result' in msg ? 'a result' : 'an error';
+    c.verify(isObject(msg) && !('result' in msg), `an unknown tool gets a JSON-RPC error, not ${got}`, { error: { code: -32602 } }, msg ?? c.brief(res));
     if (msg.error?.code !== -32602) c.observe(`an unknown tool gets error code ${msg.error?.code} (-32602 in MCP's example; jsonrpc-standard-error-codes judges it)`);
   }, { generic: true });
 

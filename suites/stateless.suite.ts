@@ -1,6 +1,7 @@
 import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
+import { openSession, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 
 /**
  * The service keeps no session state (service.md §What the service does, §Limits): no initialize needed,
@@ -107,17 +108,29 @@ describe('stateless', () => {
 
   // "The origin server MUST generate an Allow header field in a 405 response containing a list of the
   // target resource's currently supported methods." POST is supported, so it is listed.
-  // Any server's 405, sessions or not; the probes carry no session, so the DELETE cannot end the run's one.
+  // Any server's 405, sessions or not; the probes carry no session, so the DELETE cannot end the run's one. A
+  // stateful server refuses requests without a session before it looks at the method (400): there PUT and DELETE
+  // go again in a session of the check's own. A server that answers none with 405 is not bound by the rule.
   check('stateless-405-allow', 'every 405 carries an Allow header listing POST', async (c) => {
-    const { http, target, verify, notTestable, observe } = c;
+    const { http, target, verify, observe } = c;
     const mcp = sessionless(c);
-    const replies = await Promise.all(['GET', 'DELETE', 'PUT'].map(async (method) => {
-      const res = await http.request(target.mcpUrl, { method, headers: { ...mcp.headers(), ...(method === 'GET' && { accept: 'text/event-stream' }) }, ...(method === 'PUT' && { raw: '{}' }), timeoutMs: PROBE_DEADLINE_MS });
-      return [method, res] as const;
-    }));
+    const probe = (method: string, session: Record<string, string> = {}) =>
+      http.request(target.mcpUrl, { method, headers: { ...mcp.headers(), ...session, ...(method === 'GET' && { accept: 'text/event-stream' }) }, ...(method === 'PUT' && { raw: '{}' }), timeoutMs: PROBE_DEADLINE_MS });
+    const replies: (readonly [string, WireResponse])[] = await Promise.all(['GET', 'DELETE', 'PUT'].map(async (method) => [method, await probe(method)] as const));
+    const revision = sessionRevision(target);
+    if (!replies.some(([, res]) => res.status === 405) && target.sessionId !== undefined && revision) {
+      const own = await openSession(target, revision);
+      if (own) {
+        try {
+          for (const method of ['PUT', 'DELETE']) replies.push([`${method} in a session`, await probe(method, sessionHeaders(revision, own.sessionId))]);
+        } finally {
+          await own.close();
+        }
+      }
+    }
     const refused = replies.filter(([, res]) => res.status === 405);
     observe(replies.map(([m, res]) => `${m}: ${res.status}${res.headers.allow !== undefined ? `, Allow: ${res.headers.allow}` : ''}`).join('; '));
-    if (refused.length === 0) notTestable('none of GET, DELETE, PUT was answered 405');
+    if (refused.length === 0) c.notApplicable(`not applicable: the server answered none of ${replies.map(([m]) => m).join(', ')} with 405, and the rule binds 405 replies only`);
     for (const [method, res] of refused) {
       verify(res.headers.allow !== undefined, `the 405 to ${method} has no Allow header`, 'Allow: POST', null);
       verify(allowedMethods(res.headers.allow).includes('POST'), `the 405 to ${method} does not list POST in Allow`, 'Allow listing POST', res.headers.allow);

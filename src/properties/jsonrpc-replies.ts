@@ -69,11 +69,22 @@ export function rawMember(source: string, key: string): string | undefined {
   }
 }
 
+/** The rules of a JSON-RPC response (JSON-RPC 2.0 §5, §5.1), each with the catalog row it is, and what a response breaking it lacks. */
+export const RESPONSE_RULES: { row: string; problem(m: Record<string, any>): string | undefined }[] = [
+  { row: 'jsonrpc-version-member', problem: (m) => (m.jsonrpc !== '2.0' ? `"jsonrpc" is ${JSON.stringify(m.jsonrpc)}, not "2.0"` : undefined) },
+  { row: 'jsonrpc-result-xor-error', problem: (m) => (('result' in m) === ('error' in m) ? 'it has both or neither of result and error' : undefined) },
+  {
+    row: 'jsonrpc-error-object',
+    problem: (m) => ('error' in m && !(isObject(m.error) && Number.isInteger(m.error.code) && typeof m.error.message === 'string') ? 'error is not {code: integer, message: string}' : undefined),
+  },
+];
+
 /** What a well-formed JSON-RPC response lacks (JSON-RPC 2.0 §5, §5.1), or undefined. */
 export function malformed(m: unknown): string | undefined {
   if (!isObject(m)) return 'the message is not a JSON object';
-  if (m.jsonrpc !== '2.0') return `"jsonrpc" is ${JSON.stringify(m.jsonrpc)}, not "2.0"`;
-  if (('result' in m) === ('error' in m)) return 'it has both or neither of result and error';
-  if ('error' in m && !(isObject(m.error) && Number.isInteger(m.error.code) && typeof m.error.message === 'string')) return 'error is not {code: integer, message: string}';
+  for (const rule of RESPONSE_RULES) {
+    const problem = rule.problem(m);
+    if (problem) return problem;
+  }
   return undefined;
 }
