@@ -4,6 +4,7 @@ import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import { OwnSessions } from '../src/targets/own-sessions.js';
+import type { Revision } from '../src/catalog/types.js';
 
 const MODERN = '2026-07-28';
 const NO_SUCH_METHOD = 'conformance/no-such-method';
@@ -124,7 +125,7 @@ describe('jsonrpc', () => {
     // These ids are the check's subject, and 0 is sent twice: each goes to a session where it is new.
     const own = OwnSessions.for(c.target);
     const send = async (method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
-      id, res: await c.mcp.request(method, params, { id, headers: own ? await own.headersFor({ id, method }) : {} }),
+      id, res: await c.mcp.request(method, params, { id, headers: own ? await own.headersFor({ id, method }, c.mcp.revision) : {} }),
     });
     const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
     let results: { id: string | number; res: WireResponse }[];
@@ -290,25 +291,39 @@ describe('jsonrpc', () => {
 
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
   check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
-    // A string id and an integer one, new each time the batch is sent.
-    const batch = (list: string, unknown: number) => [
-      { jsonrpc: '2.0', id: list, method: 'tools/list' },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} },
-    ];
-    const [list, unknown] = [namedRequestId('b'), requestId()];
-    const res = await c.mcp.post(batch(list, unknown), { headers: { 'mcp-protocol-version': '2025-03-26' } });
-    c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
-    c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
-    const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
-    const ids = responses.map((m) => m.id);
-    c.verify(responses.length === 2 && ids.includes(list) && ids.includes(unknown), 'one response per request (the tools/list and the unknown method), none for the notification', [list, unknown], ids);
-    c.verify(isObject(responses.find((m) => m.id === list)?.result), 'the tools/list entry has a result', 'a result', responses);
-    // The code (-32601) is jsonrpc-standard-error-codes's business.
-    c.verify(isObject(responses.find((m) => m.id === unknown)?.error), 'the unknown-method entry has an error', { error: { code: -32601 } }, responses);
-    for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
-      const later = await c.mcp.post(batch(namedRequestId('b'), requestId()), { headers: { 'mcp-protocol-version': rev } });
-      c.observe(`the same batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
+    // On a stateful server, in a session negotiated at 2025-03-26 (the run's own speaks its newest revision).
+    const own = OwnSessions.for(c.target);
+    const send = async (body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(own ? await own.headersFor(body, rev) : {}), 'mcp-protocol-version': rev } });
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    try {
+      // Methods every server has (tools/list, and ping, which "The receiver MUST respond promptly" to): the batch itself is judged.
+      const [list, ping] = [namedRequestId('b'), requestId()];
+      const res = await send([{ jsonrpc: '2.0', id: list, method: 'tools/list' }, notification, { jsonrpc: '2.0', id: ping, method: 'ping' }], '2025-03-26');
+      c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
+      c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
+      const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
+      const ids = responses.map((m) => m.id);
+      c.verify(responses.length === 2 && ids.includes(list) && ids.includes(ping), 'one response per request (tools/list and ping), none for the notification', [list, ping], ids);
+      c.verify(isObject(responses.find((m) => m.id === list)?.result) && isObject(responses.find((m) => m.id === ping)?.result), 'the tools/list and ping entries have results', 'two results', responses);
+      // An unknown method in a batch gets its error in the array. A server that refuses one sent alone without a
+      // JSON-RPC error fails jsonrpc-method-not-found for that; the same refusal inside a batch is no news here.
+      const alone = await c.mcp.request(NO_SUCH_METHOD, {});
+      if (isObject(finalMessage(alone)?.error)) {
+        const [again, unknown] = [namedRequestId('b'), requestId()];
+        const mixed = await send([{ jsonrpc: '2.0', id: again, method: 'tools/list' }, { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} }], '2025-03-26');
+        const answers = messages(mixed).filter((m) => isObject(m) && ('result' in m || 'error' in m));
+        c.verify(answers.length === 2 && isObject(answers.find((m) => m.id === again)?.result), 'a batch holding an unknown method still answers its other request', 'a result for tools/list', c.brief(mixed));
+        // The code (-32601) is jsonrpc-standard-error-codes's business.
+        c.verify(isObject(answers.find((m) => m.id === unknown)?.error), 'the unknown-method entry has an error', { error: { code: -32601 } }, answers);
+      } else {
+        c.observe(`an unknown method sent alone got HTTP ${alone.status} without a JSON-RPC error: a batch holding one was not judged`);
+      }
+      for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
+        const later = await send([{ jsonrpc: '2.0', id: namedRequestId('b'), method: 'tools/list' }, notification], rev);
+        c.observe(`a batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
+      }
+    } finally {
+      await own?.close();
     }
   }, { generic: true });
 });

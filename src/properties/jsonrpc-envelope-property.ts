@@ -47,7 +47,7 @@ export async function prepareEnvelopes(c: CheckContext, purpose: string): Promis
  */
 export async function postBody(c: CheckContext, s: EnvelopeSetup, body: string, revision: string | undefined): Promise<WireResponse> {
   try {
-    const session = s.sessions ? await s.sessions.headersFor(body) : {};
+    const session = s.sessions ? await s.sessions.headersFor(body, revision as Revision | undefined) : {};
     return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs: REPLY_DEADLINE_MS, headers: { ...session, ...(revision && { 'mcp-protocol-version': revision }) } });
   } catch (err) {
     return c.verify(false, `${body}${revision ? ` (MCP-Protocol-Version: ${revision})` : ''} is answered within ${REPLY_DEADLINE_MS} ms`, 'a reply', (err as Error).message) as never;
