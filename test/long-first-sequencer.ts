@@ -10,6 +10,7 @@ const ESTIMATED_SECONDS: Record<string, number> = {
   'test/harness/mutants.test.ts': 103,
   'test/harness/fail-closed.test.ts': 56,
   'test/harness/url-deployment.test.ts': 55,
+  'test/harness/third-party.test.ts': 56,
   'test/load/probe-reference.test.ts': 51,
   'test/harness/targets.test.ts': 51,
   'test/load/load-mutants.test.ts': 44,
