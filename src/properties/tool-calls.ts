@@ -8,6 +8,7 @@ import { invalidValues, schemaValidator, validValues, type InvalidValue, type Sc
 import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
 import { freshKey } from './workspaces.js';
 import { requestId } from '../wire/request-ids.js';
+import type { TargetInfo } from '../target-info.js';
 
 /**
  * tools/call as the tool argument properties (suites/properties/tool-arguments.suite.ts) make them: the tools
@@ -28,6 +29,8 @@ export const AIM_SEARCH: SearchBounds = { deadlineMs: 250, maxTries: 400 };
 
 export interface Tool {
   name: string;
+  /** The tool says it does not modify its environment (annotations.readOnlyHint). */
+  readOnly: boolean;
   schema: Record<string, unknown>;
   validate: SchemaValidator;
   streaming: boolean;
@@ -76,17 +79,48 @@ export async function prepareTools(c: CheckContext, purpose: string): Promise<To
   for (const t of listed) {
     if (typeof t.name !== 'string' || !isObject(t.inputSchema)) continue;
     try {
-      tools.push({ name: t.name, schema: t.inputSchema, validate: schemaValidator(t.inputSchema), streaming: streamingNames.has(t.name) });
+      tools.push({ name: t.name, readOnly: isObject(t.annotations) && t.annotations.readOnlyHint === true, schema: t.inputSchema, validate: schemaValidator(t.inputSchema), streaming: streamingNames.has(t.name) });
     } catch (err) {
       c.observe(`${t.name}: its inputSchema does not compile (${(err as Error).message}); left out (tools-input-schema-compiles says so)`);
     }
   }
   if (tools.length === 0) c.notTestable('tools/list lists no tool with a usable inputSchema');
+  const safe = onDeployment(c.target) ? safeTools(c, tools) : tools;
   const vars: Record<string, unknown> = {};
   for (const recipe of c.target.profile.setup) await c.mcp.recipe(recipe, vars, { key });
   const hints = Object.fromEntries(Object.entries(vars).filter(([, v]) => v !== undefined).map(([k, v]) => [k, [v]]));
   if (Object.keys(hints).length > 0) c.observe(`values from the profile's setup mixed into arguments of the same name: ${Object.keys(hints).join(', ')}`);
-  return { key, tools, hints };
+  return { key, tools: safe, hints };
+}
+
+/** A server the harness did not start: whatever a call changes there stays changed. */
+export function onDeployment(info: TargetInfo): boolean {
+  return info.kind === 'url';
+}
+
+/**
+ * On a deployment, only tools a call cannot harm: those the profile names (their recipes say what a call does)
+ * and those that say they are read-only ("readOnlyHint: If true, the tool does not modify its environment").
+ * The others are left out, observed; none left, the check is not testable.
+ */
+function safeTools(c: CheckContext, tools: Tool[]): Tool[] {
+  const profile = c.target.profile;
+  const named = new Set([...profile.setup, ...Object.values(profile.streaming), ...Object.values(profile.calls)].filter((r) => r !== undefined).map((r) => r.tool));
+  const safe = tools.filter((t) => t.readOnly || named.has(t.name));
+  const left = tools.filter((t) => !safe.includes(t)).map((t) => t.name);
+  if (left.length > 0) c.observe(`left out on a deployment, as a call could change it: ${left.join(', ')} (neither readOnlyHint nor named by the profile)`);
+  if (safe.length === 0) c.notTestable(`on a deployment the harness calls only tools that declare readOnlyHint or that the profile names, and none of ${tools.map((t) => t.name).join(', ')} does`);
+  return safe;
+}
+
+/**
+ * The schema's smallest instance as fast-check orders values (numbers near their lower bound or 0, short
+ * strings, optional members left out): the value it shrinks a generated valid value to. Undefined when no valid
+ * value is found within AIM_SEARCH's tries.
+ */
+export function smallestInstance(t: Tool, hints: Record<string, unknown[]>, seed: number): unknown {
+  const details = fc.check(fc.property(validValues(t.schema, { hints }), (v) => !t.validate(v)), { seed, numRuns: AIM_SEARCH.maxTries });
+  return details.failed && details.counterexample ? details.counterexample[0] : t.found;
 }
 
 /** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
@@ -101,11 +135,29 @@ export async function callTool(c: CheckContext, s: ToolSetup, call: Call, stream
     params._meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
     headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': call.tool };
   } else if (call.revision) headers = { 'mcp-protocol-version': call.revision };
+  const sent = performance.now();
+  let res: WireResponse;
   try {
-    return { res: await c.mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params }, { key: s.key, headers, timeoutMs }), id };
+    res = await c.mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params }, { key: s.key, headers, timeoutMs });
   } catch (err) {
-    return c.verify(false, `${showCall(call)} is answered within ${timeoutMs} ms`, 'a reply', (err as Error).message) as never;
+    if (performance.now() - sent < timeoutMs * 0.9) return c.verify(false, `${showCall(call)} is answered`, 'a reply', (err as Error).message) as never;
+    await cancel(c, s, id, headers, timeoutMs);
+    // The deadline is the harness's choice: a tool that takes longer has broken no rule.
+    return c.notTestable(`${showCall(call)} was not answered within ${timeoutMs} ms, the harness's deadline (notifications/cancelled sent): a slow call proves no protocol error`);
   }
+  // A stream still open at the deadline: the call goes on at the server unless it is told.
+  if (res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id) await cancel(c, s, id, headers, timeoutMs);
+  return { res, id };
+}
+
+/**
+ * "When a party wants to cancel an in-progress request, it sends a notifications/cancelled notification containing
+ * the ID of the request to cancel" (MCP utilities/cancellation): the harness stops waiting, so the server may stop working.
+ */
+async function cancel(c: CheckContext, s: ToolSetup, id: number, headers: Record<string, string>, timeoutMs: number): Promise<void> {
+  const body = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `the harness's deadline of ${timeoutMs} ms passed` } };
+  const wire = headers['mcp-method'] ? { 'mcp-protocol-version': MODERN, 'mcp-method': 'notifications/cancelled' } : headers;
+  await c.mcp.post(body, { key: s.key, headers: wire, timeoutMs: 2_000 }).catch(() => undefined);
 }
 
 /** The reply's final message: a JSON-RPC response to the call, not a server error. */

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/index.js';
 import type { Results } from '../../src/results.js';
@@ -19,6 +21,18 @@ const TARGETS: [ThirdPartyServer, 'stateful' | 'stateless'][] = [
 ];
 const fileOf = (server: ThirdPartyServer, mode: string) => `fixtures/third-party/deviations/${server}-${mode}.json`;
 const deviationsOf = (server: ThirdPartyServer, mode: string) => JSON.parse(readFileSync(fileOf(server, mode), 'utf8')) as Deviation[];
+/** Calls notes_add once through the TypeScript SDK's client: its reply counts every note the server holds. */
+async function addNote(url: string): Promise<string> {
+  const client = new Client({ name: 'third-party-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    const result = await client.callTool({ name: 'notes_add', arguments: { note: 'from the test' } });
+    return (result.content as { text?: string }[])[0]?.text ?? '';
+  } finally {
+    await client.close();
+  }
+}
+
 const deviating = (r: Results | undefined) => (r?.requirements ?? []).filter((x) => x.status === 'fail' || x.status === 'warn').map((x) => `${x.id} (${x.status})`).sort();
 
 describe('the deviation lists', () => {
@@ -59,6 +73,8 @@ for (const [server, mode] of TARGETS) {
         // Every deviation is listed and none is stale: the run conforms to its baseline.
         expect(run.code, run.stdout + run.stderr).toBe(0);
       }
+      // notes_add changes the server (no readOnlyHint, not in the generic profile): a deployment's tool the runs never call.
+      expect(await addNote(running.url)).toBe('1 notes');
     }, 150_000);
   });
 }
