@@ -75,7 +75,11 @@ export function targetLoss(records: readonly CheckRecord[], requirements: readon
   };
 }
 
-export interface Totals { pass: number; fail: number; warn: number; notTestable: number; untested: number; error: number }
+export interface Totals {
+  pass: number; fail: number; warn: number; notTestable: number; untested: number; error: number;
+  /** Rows whose rule does not apply to the target (every check says so: a revision it does not speak, sessions it does not keep), apart from notTestable. */
+  notApplicable?: number;
+}
 
 export interface Results {
   schemaVersion: 1;
@@ -114,6 +118,11 @@ export function requirementStatus(level: Level, checks: CheckRecord[]): Requirem
   return concerning.length > 0 && concerning.every((c) => c.status === 'pass') ? 'pass' : 'not-testable';
 }
 
+/** A row no check could judge because its rule does not concern the target (each check said not applicable, with why). */
+export function notApplicable(r: Pick<RequirementResult, 'status' | 'checks'>): boolean {
+  return r.status === 'not-testable' && r.checks.length > 0 && r.checks.every((c) => c.notApplicable);
+}
+
 export function aggregate(records: CheckRecord[], selected: (r: Requirement) => boolean, baseline: Set<string>): { requirements: RequirementResult[]; totals: Totals } {
   const requirements: RequirementResult[] = [];
   for (const r of CATALOG) {
@@ -124,9 +133,10 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
     if (baseline.has(r.id)) result.baseline = status === 'fail' || status === 'warn' ? 'expected-failure' : 'stale';
     requirements.push(result);
   }
-  const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0 };
+  const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0, notApplicable: 0 };
   for (const r of requirements) {
-    if (r.status === 'not-testable') totals.notTestable += 1;
+    if (notApplicable(r)) totals.notApplicable! += 1;
+    else if (r.status === 'not-testable') totals.notTestable += 1;
     else totals[r.status] += 1;
   }
   return { requirements, totals };

@@ -51,5 +51,5 @@ export function totalsLine(results: Results): string {
   const t = results.totals;
   const checks = checkRunCount(results);
   const lost = results.targetLost ? ` (${results.targetLost.unjudged.length} of them unjudged: the target stopped answering)` : '';
-  return `requirements: ${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable${lost}, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''}; ${checks} check runs (${(results.durationMs / 1000).toFixed(1)} s)`;
+  return `requirements: ${t.pass} pass, ${t.fail} fail, ${t.warn} warn, ${t.notTestable} not testable${lost}${t.notApplicable ? `, ${t.notApplicable} not applicable` : ''}, ${t.untested} untested${t.error ? `, ${t.error} harness error` : ''}; ${checks} check runs (${(results.durationMs / 1000).toFixed(1)} s)`;
 }

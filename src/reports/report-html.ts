@@ -369,7 +369,8 @@ export function renderHtml(results: Results, sections: readonly FolderSection[] 
   ];
   const filters: [string, string, number][] = [
     ['all', 'All', reqs.length], ['fail', 'Fail', t.fail], ['warn', 'Warn', t.warn],
-    ['not-testable', 'Not testable', t.notTestable], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
+    // Not applicable rows are not testable ones whose rule does not concern the target: one filter shows both.
+    ['not-testable', t.notApplicable ? `Not testable / not applicable` : 'Not testable', t.notTestable + (t.notApplicable ?? 0)], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
     ...(t.error ? [['error', 'Harness error', t.error] as [string, string, number]] : []),
   ];
   // Rendered first: the navigation links a section only where the page has it.

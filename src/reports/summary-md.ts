@@ -1,4 +1,4 @@
-import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, notApplicable, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
 import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
 import { truncate } from '../kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
@@ -174,7 +174,8 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   const failing = reqs.filter((r) => failsRun(r, results.strict));
   const warnings = reqs.filter((r) => r.status === 'warn' && !failing.includes(r) && r.baseline !== 'expected-failure');
   const known = reqs.filter((r) => r.baseline === 'expected-failure');
-  const notTestable = reqs.filter((r) => r.status === 'not-testable');
+  const notTestable = reqs.filter((r) => r.status === 'not-testable' && !notApplicable(r));
+  const inapplicable = reqs.filter(notApplicable);
   const untested = reqs.filter((r) => r.status === 'untested');
 
   const target = `${mdCode(results.target.kind)} ${mdCode(results.target.mcpUrl || results.target.baseUrl)}`;
@@ -193,6 +194,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     `| fail | ${t.fail} |`,
     `| warn | ${t.warn} |`,
     `| not testable | ${t.notTestable} |`,
+    ...(t.notApplicable ? [`| not applicable | ${t.notApplicable} |`] : []),
     `| untested | ${t.untested} |`,
     ...(t.error ? [`| harness error | ${t.error} |`] : []),
     `| **total** | ${reqs.length} |`,
@@ -213,6 +215,10 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   if (notTestable.length) {
     b.add(`\n### Not testable (${notTestable.length})\n`, false);
     for (const line of notTestableLines(notTestable)) b.add(line);
+  }
+  if (inapplicable.length) {
+    b.add(`\n### Not applicable (${inapplicable.length})\n\nThe rule does not concern this target; not counted as not testable.\n`, false);
+    for (const line of notTestableLines(inapplicable)) b.add(line);
   }
   if (untested.length) {
     b.add(`\n### Untested (${untested.length})\n\nNo check verifies ${untested.length === 1 ? 'this requirement' : 'these requirements'}: ${untested.slice(0, 100).map((r) => mdCode(r.id)).join(', ')}${untested.length > 100 ? `, and ${untested.length - 100} more` : ''}.`);

@@ -26,8 +26,18 @@ describe('run verdict', () => {
 
   it('passes when nothing fails and counts totals', () => {
     const { requirements, totals } = aggregate([rec([must.id], 'pass')], (r) => r.id === must.id, new Set());
-    expect(totals).toEqual({ pass: 1, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0 });
+    expect(totals).toEqual({ pass: 1, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0, notApplicable: 0 });
     expect(decide(requirements, false).exitCode).toBe(0);
+  });
+
+  it('counts a row whose every check is not applicable apart from the not testable ones', () => {
+    const [a, b] = CATALOG.filter((r) => r.level === 'MUST');
+    const records = [
+      { ...rec([a!.id], 'not-testable'), reason: 'no sessions here', notApplicable: true },
+      { ...rec([b!.id], 'not-testable'), reason: 'no key' },
+    ];
+    const { totals } = aggregate(records, (r) => r.id === a!.id || r.id === b!.id, new Set());
+    expect(totals).toMatchObject({ notTestable: 1, notApplicable: 1 });
   });
 
   it('fails on a failing MUST and names it', () => {
