@@ -14,7 +14,7 @@ import type { RunnerEvents } from './engine/runner.js';
 import { scrubText, Secrets } from './kit/scrub.js';
 import type { CheckRecord } from './verdict.js';
 
-export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number }
+export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number; notApplicable?: number }
 
 export interface ProgressOptions {
   /** Where lines go (default: process.stderr). */
@@ -30,6 +30,7 @@ export function countRecords(records: readonly CheckRecord[]): GroupCounts {
   const counts: GroupCounts = { pass: 0, fail: 0, warn: 0, notTestable: 0, error: 0 };
   for (const r of records) {
     if (r.status === 'pass') counts.pass++;
+    else if (r.status === 'not-testable' && r.notApplicable) counts.notApplicable = (counts.notApplicable ?? 0) + 1;
     else if (r.status === 'not-testable') counts.notTestable++;
     else if (r.status === 'error') counts.error++;
     else if (r.requirementIds.some((id) => byId.get(id)?.level === 'MUST')) counts.fail++;
@@ -40,7 +41,7 @@ export function countRecords(records: readonly CheckRecord[]): GroupCounts {
 
 /** `auth checks: 12 pass, 1 fail, 0 warn, 2 not testable (3.4 s)`: check runs, where the totals count requirements. */
 export function groupLine(name: string, c: GroupCounts, ms: number): string {
-  return `${name} checks: ${c.pass} pass, ${c.fail} fail, ${c.warn} warn, ${c.notTestable} not testable${c.error ? `, ${c.error} harness error` : ''} (${(ms / 1000).toFixed(1)} s)`;
+  return `${name} checks: ${c.pass} pass, ${c.fail} fail, ${c.warn} warn, ${c.notTestable} not testable${c.notApplicable ? `, ${c.notApplicable} not applicable` : ''}${c.error ? `, ${c.error} harness error` : ''} (${(ms / 1000).toFixed(1)} s)`;
 }
 
 const CLEAR_LINE = '\r\x1b[2K';
