@@ -263,9 +263,16 @@ describe('jsonrpc', () => {
   // The client MUST include `MCP-Protocol-Version: <protocol-version>` ... "allowing the MCP server to respond based on the MCP protocol version".
   check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
-    for (const rev of revisions) {
-      const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': rev } });
-      c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
+    // On a stateful server, in a session negotiated at that revision (the run's own speaks its newest).
+    const own = OwnSessions.for(c.target);
+    try {
+      for (const rev of revisions) {
+        const body = { jsonrpc: '2.0', id: requestId(), method: 'tools/list' };
+        const res = await c.mcp.post(body, { headers: { ...(own ? await own.headersFor(body, rev) : {}), 'mcp-protocol-version': rev } });
+        c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
+      }
+    } finally {
+      await own?.close();
     }
   }, { generic: true });
 
