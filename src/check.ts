@@ -97,8 +97,11 @@ const CHECK_TIMEOUT_MS = 30_000;
 export interface CheckOptions {
   /** The check's deadline in ms (default CHECK_TIMEOUT_MS), or one that depends on the run's target. */
   timeout?: number | ((target: TargetInfo) => number);
-  /** Run under the generic profile too (protocol rules that hold for any MCP server). */
-  generic?: boolean;
+  /**
+   * Run under the generic profile too (protocol rules that hold for any MCP server); `only`: under the generic
+   * profile only (a generic way to a rule the service's own checks judge with the service's recipes).
+   */
+  generic?: boolean | 'only';
   /** A check of rate limiting: its requests are not paced and its 429s are not waited out. */
   rateLimit?: boolean;
   /**
@@ -193,7 +196,7 @@ export interface PlannedCheck {
 export function planCheck(def: CheckDefinition, target: TargetInfo, only: readonly string[]): PlannedCheck[] {
   const { requirementIds: ids, name } = def;
   if (only.length > 0 && !ids.some((id) => only.some((o) => id === o || id.startsWith(o)))) return [];
-  if (target.profile.kind === 'generic' && !def.options.generic) return [];
+  if (target.profile.kind === 'generic' ? !def.options.generic : def.options.generic === 'only') return [];
   const applies = rowRevisions(ids.map(requirement));
   const runs = applies ? applies.filter((rev) => target.revisions.includes(rev)) : [];
   if (runs.length > 0) return runs.map((revision) => ({ def, runName: `${name} [${revision}]`, applies, revision }));

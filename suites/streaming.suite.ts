@@ -11,6 +11,7 @@ import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/wire-judge.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
+import { describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf } from '../src/stream-reading.js';
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -203,29 +204,6 @@ async function streamOf(c: CheckContext, tool: Tool, variant: Variant): Promise<
   }
   if (!s.res) throw Object.assign(new Error(`the ${tool} request failed: ${s.error}`), { expected: 'a reply', actual: s.error });
   return { s, res: s.res, r };
-}
-
-// --- reading a reply -----------------------------------------------------------------------------------
-
-/** The JSON-RPC messages of a reply with the index of their SSE event (a JSON reply is one message). */
-function messagesOf(res: WireResponse): { m: any; at: number; index: number }[] {
-  if (res.events) return res.events.map((e, index) => ({ m: res.messages![index], at: e.at, index }));
-  return res.json === undefined ? [] : [{ m: res.json, at: res.endAt, index: 0 }];
-}
-
-const isResponse = (m: any) => m !== null && typeof m === 'object' && !Array.isArray(m) && !('method' in m) && ('result' in m || 'error' in m);
-const isProgress = (m: any) => m !== null && typeof m === 'object' && m.method === 'notifications/progress';
-
-function progressOf(res: WireResponse) {
-  return messagesOf(res).filter((x) => isProgress(x.m));
-}
-
-function firstResponse(res: WireResponse) {
-  return messagesOf(res).find((x) => isResponse(x.m));
-}
-
-function describeReply(res: WireResponse): string {
-  return `${res.status} ${res.mediaType || '(no content type)'}, ${res.events ? `${res.events.length} SSE events` : `${res.text.length} bytes`}`;
 }
 
 /** A toolError note for a final result that is a tool error: the recipe probably does not fit the target. */

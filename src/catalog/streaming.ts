@@ -17,7 +17,8 @@ export const streamingRequirements: Requirement[] = [
     group: 'streaming',
     level: 'MUST',
     source: 'service.md §Events 2',
-    text: 'The body carries progress notifications, then ends with a final `result` event.',
+    text: 'The body carries progress notifications, then ends with a final `result` event. (Under the generic profile: for the calls a profile declares streaming.)',
+    generic: true,
   },
   {
     id: 'stream-progress-token',
@@ -25,6 +26,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Progress Flow and Behavior Requirements 1 (PRG-01, PRG-02)',
     text: 'Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation.',
+    generic: true,
   },
   {
     id: 'stream-progress-increasing',
@@ -32,6 +34,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Progress Flow (PRG-03)',
     text: 'The `progress` value MUST increase with each notification, even if the total is unknown.',
+    generic: true,
   },
   {
     id: 'stream-no-token-no-progress',
@@ -39,6 +42,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Behavior Requirements 1 (PRG-02)',
     text: 'Progress notifications MUST only reference tokens that: Were provided in an active request (a request without `progressToken` provided none).',
+    generic: true,
   },
   {
     id: 'stream-final-result-id',
@@ -46,6 +50,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'service.md §Events 2; JSON-RPC 2.0 §5; MCP 2025-11-25 basic/transports (TRN-08)',
     text: 'The body ... ends with a final `result` event; its `id` MUST be the same as the value of the id member in the Request Object.',
+    generic: true,
   },
   {
     id: 'stream-final-result-ok',
@@ -60,6 +65,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Implementation Notes (PRG-06); service.md §Events 2',
     text: 'Progress notifications MUST stop after completion.',
+    generic: true,
   },
   {
     id: 'stream-closes',
@@ -67,6 +73,7 @@ export const streamingRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2025-11-25 basic/transports, Sending Messages 6; 2026-07-28 streamable-http, Receiving Messages (TRN-10)',
     text: 'After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.',
+    generic: true,
   },
   {
     id: 'stream-not-buffered',

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Results } from '../../src/results.js';
+import { startThirdParty, type RunningServer } from '../helpers/third-party.js';
+import { runCli } from './run-cli.js';
+
+/**
+ * The streaming rows under the generic profile (suites/streaming-generic.suite.ts), on the TypeScript SDK server:
+ * the tool that sends progress is found and judged; a profile that declares it streaming expects its progress,
+ * so the same server with its progress silenced fails stream-progress-sent (and only that), while without the
+ * declaration silence is allowed ("The receiver MAY send progress notifications").
+ */
+
+const PROFILE = 'fixtures/third-party/profile.json';
+const statusOf = (r: Results | undefined) => Object.fromEntries((r?.requirements ?? []).map((x) => [x.id, x.status]));
+const observations = (r: Results | undefined, id: string) => (r?.requirements.find((x) => x.id === id)?.checks ?? []).flatMap((c) => c.observations);
+
+describe('streaming rows for any server', () => {
+  const servers: Partial<Record<'plain' | 'silent', RunningServer>> = {};
+  beforeAll(async () => {
+    [servers.plain, servers.silent] = await Promise.all([startThirdParty('ts-v1', 'stateless'), startThirdParty('ts-v1', 'stateless', { NO_PROGRESS: '1' })]);
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all(Object.values(servers).map((s) => s?.stop()));
+  });
+  const run = (s: RunningServer, profile?: string) => runCli(['--target', 'url', '--mcp-url', s.url, ...(profile ? ['--profile', profile] : []), '--seed', '1', '--only', 'stream-'], 90_000);
+
+  it('finds the tool that sends progress and judges its streams; a silent server has none to judge', async () => {
+    const [found, silent] = await Promise.all([run(servers.plain!), run(servers.silent!)]);
+    const status = statusOf(found.results);
+    for (const id of ['stream-final-result-id', 'stream-nothing-after-result', 'stream-closes', 'stream-progress-token', 'stream-progress-increasing', 'stream-no-token-no-progress']) expect(status[id], id).toBe('pass');
+    expect(observations(found.results, 'stream-progress-token').join('\n')).toMatch(/streaming call 1: countdown \{[^}]*\} \(found to send progress\)/);
+    // Progress is optional in MCP: a server that sends none has no streaming call, and nothing fails.
+    expect(silent.code, silent.stdout).toBe(0);
+    expect(silent.results!.totals.notApplicable).toBe(silent.results!.requirements.length);
+  });
+
+  it('a declared streaming call must send progress: the silenced server fails stream-progress-sent, and only that', async () => {
+    const [plain, silent] = await Promise.all([run(servers.plain!, PROFILE), run(servers.silent!, PROFILE)]);
+    expect(statusOf(plain.results)['stream-progress-sent'], plain.stdout).toBe('pass');
+    expect(plain.code).toBe(0);
+    const failing = silent.results!.requirements.filter((x) => x.status === 'fail').map((x) => x.id);
+    expect(failing).toEqual(['stream-progress-sent']);
+    const message = silent.results!.requirements.find((x) => x.id === 'stream-progress-sent')!.checks.find((c) => c.status === 'fail')!.message;
+    expect(message).toMatch(/no notifications\/progress before the result .* though the profile declares countdown a streaming call/);
+  });
+});
