@@ -73,7 +73,7 @@ Run
 
 Properties (fast-check searches of the input space, shrunk to a minimal counterexample)
   --budget <s>            seconds of searching the run may spend, split evenly among the searches its
-                          selection makes (default ${QUICK_BUDGET.budgetMs! / 1000}: a full run's 19 searches get about 1 s each,
+                          selection makes (default ${QUICK_BUDGET.budgetMs! / 1000}: a full run's 20 searches get about 0.9 s each,
                           a run of one row's search all of it)
   --runs <n>              runs per property (default ${QUICK_BUDGET.runs}, within the budget); alone, deep mode: every
                           search makes its n runs, with no time box (e.g. --runs 10000)

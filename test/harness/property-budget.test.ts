@@ -17,7 +17,7 @@ describe('the property search budget', () => {
 
   it('counts the searches the checks of a selection declare, a per-revision search once per revision spoken', async () => {
     const everyRevision = await searches(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
-    expect(everyRevision).toBe(19); // three of them, one per rule of a JSON-RPC response
+    expect(everyRevision).toBe(20); // three of them one per rule of a JSON-RPC response, two for notifications (accepted, refused)
     expect(await searches(['2025-06-18'])).toBe(everyRevision - 1); // tool-arguments-sep-1303 runs once, not testable
     expect(await searches(['2025-11-25'], ['auth-key-not-echoed'])).toBe(2); // two searches verify it
     expect(await searches(['2025-11-25'], ['auth-missing-key-401'])).toBe(0);
