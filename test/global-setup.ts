@@ -11,7 +11,8 @@ import { PACKAGE_ROOT } from '../src/kit/package-root.js';
  * answers yet) and stopped again afterwards. Without an engine the container tests fail with the setup hint.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
-  execFileSync(join(PACKAGE_ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
+  // The build script (`npm run build`): tsc, then the executable bit npm gives a bin only when it exists at install time.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
   try {
     const engine = await ensureContainerEngine();
     // Quietly: the test summary stays the last line of the run.

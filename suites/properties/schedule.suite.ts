@@ -43,10 +43,14 @@ describe.concurrent('schedule properties', () => {
       predicate: async (previews) => {
         const replies = await Promise.all(previews.map(async (p) => {
           const args = { ...recipe.arguments, expression: p.expression, count: p.count, from: p.from, timezone: p.timezone };
+          const timeoutMs = Math.min(c.target.timeoutMs, DEADLINE_MS);
+          const sent = performance.now();
           try {
-            return await c.mcp.call(recipe.tool, args, { key, timeoutMs: Math.min(c.target.timeoutMs, DEADLINE_MS) });
+            return await c.mcp.call(recipe.tool, args, { key, timeoutMs });
           } catch (err) {
-            return c.verify(false, `${recipe.tool} ${JSON.stringify(args)} is answered within ${DEADLINE_MS} ms`, 'a reply', (err as Error).message) as never;
+            // The deadline is the harness's choice: a slow reply proves nothing; another failure (a reset) fails.
+            if (performance.now() - sent >= timeoutMs * 0.9) return c.notTestable(`${recipe.tool} ${JSON.stringify(args)} was not answered within ${timeoutMs} ms, the harness's deadline`);
+            return c.verify(false, `${recipe.tool} ${JSON.stringify(args)} is answered`, 'a reply', (err as Error).message) as never;
           }
         }));
         previews.forEach((p, i) => {
