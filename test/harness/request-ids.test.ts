@@ -56,16 +56,16 @@ describe('servers that hold the harness to the rule (fixtures/third-party/ts-v1/
     const again = await list();
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ id: 5, error: { code: -32600 } });
-    expect(servers.refuse!.stderr()).toMatch(/reused request id 5 in session/);
+    expect(servers.refuse!.output()).toMatch(/reused request id 5 in session/);
   });
 
   it('the generic run reuses no id in its sessions: a server refusing or dropping reused ids gets the plain server\'s verdicts', async () => {
     const args = (s: RunningServer) => ['--target', 'url', '--mcp-url', s.url, '--profile', 'generic', '--seed', '1'];
-    const before = { refuse: servers.refuse!.stderr().length, drop: servers.drop!.stderr().length };
+    const before = { refuse: servers.refuse!.output().length, drop: servers.drop!.output().length };
     const [plain, refuse, drop] = await Promise.all([runCli(args(servers.plain!)), runCli(args(servers.refuse!)), runCli(args(servers.drop!))]);
     expect(plain.results, plain.stderr).toBeDefined();
-    expect(servers.refuse!.stderr().slice(before.refuse)).not.toMatch(/reused request id/);
-    expect(servers.drop!.stderr().slice(before.drop)).not.toMatch(/reused request id/);
+    expect(servers.refuse!.output().slice(before.refuse)).not.toMatch(/reused request id/);
+    expect(servers.drop!.output().slice(before.drop)).not.toMatch(/reused request id/);
     expect(verdicts(refuse.results)).toEqual(verdicts(plain.results));
     expect(verdicts(drop.results)).toEqual(verdicts(plain.results));
   }, 120_000);
