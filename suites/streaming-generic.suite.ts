@@ -1,6 +1,8 @@
 import { check, type CheckContext, describe } from '../src/check.js';
 import { genericRound, STREAM_SLOTS, TOKEN_VARIANTS, VARIANTS, type GenericStream, type Variant } from '../src/generic-streams.js';
-import { describeReply, firstResponse, messagesOf, progressOf } from '../src/stream-reading.js';
+import {
+  describeReply, firstResponse, progressOf, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId, verifyTokens,
+} from '../src/stream-reading.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 /**
@@ -9,9 +11,6 @@ import type { WireResponse } from '../src/wire/client.js';
  * integer token and none, judged by MCP's rules on progress and on the response that ends a stream. The
  * service's five tools are suites/streaming.suite.ts's.
  */
-
-/** After the final result, the stream must end within this long (stream-closes). */
-const CLOSE_GRACE_MS = 2000;
 
 /** The stream of a slot and variant, its exchanges attached to the check; not applicable when the slot has no call. */
 async function streamOf(c: CheckContext, slot: number, variant: Variant): Promise<{ s: GenericStream; res: WireResponse; deadlineMs: number }> {
@@ -34,11 +33,7 @@ describe('streaming (any server)', () => {
       // "id: ... It MUST be the same as the value of the id member in the Request Object." (JSON-RPC 2.0 §5)
       check('stream-final-result-id', `streaming call ${slot} (${variant}): the reply carries the JSON-RPC result with the request's id`, async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
-        const final = firstResponse(res);
-        c.verify(final !== undefined, `no JSON-RPC response in the reply (${describeReply(res)})`, { jsonrpc: '2.0', id: s.id, result: '...' }, res.messages ?? res.text.slice(0, 500));
-        const m = final!.m;
-        c.verify(m.jsonrpc === '2.0', 'the response has jsonrpc "2.0"', '2.0', m.jsonrpc);
-        c.verify(m.id === s.id, `the response id is ${JSON.stringify(m.id)} (${typeof m.id}), not the request's ${JSON.stringify(s.id)} (${typeof s.id})`, s.id, m.id);
+        verifyResponseId(c, res, s.id);
       }, { generic: 'only' });
 
       // "Progress notifications MUST stop after completion." (MCP progress, Implementation Notes)
@@ -46,8 +41,7 @@ describe('streaming (any server)', () => {
         const { res } = await streamOf(c, slot, variant);
         const final = firstResponse(res);
         if (!final) c.notTestable(`the reply carries no JSON-RPC response, so nothing marks its end (${describeReply(res)}; stream-final-result-id judges it)`);
-        const after = messagesOf(res).filter((x) => x.index > final!.index);
-        c.verify(after.length === 0, `${after.length} event(s) after the result`, 'no event after the result', after.map((x) => x.m ?? res.events?.[x.index]?.data));
+        verifyNothingAfter(c, res, final!);
       }, { generic: 'only' });
 
       // "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."
@@ -56,9 +50,7 @@ describe('streaming (any server)', () => {
         if (res.mediaType !== 'text/event-stream') c.notApplicable(`not applicable: the reply is no SSE stream (${describeReply(res)})`);
         const final = firstResponse(res);
         if (!final) c.notTestable(`no JSON-RPC response before ${res.closed ? 'the stream ended' : `the ${deadlineMs} ms deadline`}: no result to end after (stream-final-result-id judges it)`);
-        c.verify(res.closed, `the stream was still open at the ${deadlineMs} ms deadline, ${Math.round(deadlineMs - final!.at)} ms after the result`, `closed within ${CLOSE_GRACE_MS} ms of the result`, 'still open');
-        const lag = res.endAt - final!.at;
-        c.verify(lag <= CLOSE_GRACE_MS, `the stream ended ${Math.round(lag)} ms after the result`, `<= ${CLOSE_GRACE_MS} ms`, Math.round(lag));
+        verifyEndsAfter(c, res, final!, deadlineMs);
       }, { generic: 'only' });
     }
 
@@ -76,21 +68,15 @@ describe('streaming (any server)', () => {
       // token, with its JSON type.
       check('stream-progress-token', `streaming call ${slot} (${variant}): every progress notification carries the exact token`, async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
-        const progress = progressOf(res);
-        if (progress.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}), so no token to check`);
-        for (const p of progress) {
-          const got = p.m.params?.progressToken;
-          c.verify(got === s.token, `a progress notification carries ${JSON.stringify(got)} (${typeof got}), not the request's ${JSON.stringify(s.token)} (${typeof s.token})`, s.token, got ?? null);
-        }
+        if (progressOf(res).length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}), so no token to check`);
+        verifyTokens(c, res, s.token);
       }, { generic: 'only' });
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
       check('stream-progress-increasing', `streaming call ${slot} (${variant}): progress strictly increases`, async (c) => {
         const { res } = await streamOf(c, slot, variant);
-        const values = progressOf(res).map((p) => p.m.params?.progress);
-        if (values.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)})`);
-        c.verify(values.every((v) => typeof v === 'number' && Number.isFinite(v)), 'every progress value is a number', 'numbers', values);
-        for (let i = 1; i < values.length; i++) c.verify(values[i] > values[i - 1], `progress went from ${values[i - 1]} to ${values[i]}`, 'strictly increasing', values);
+        if (progressOf(res).length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)})`);
+        const values = verifyIncreasing(c, res);
         c.observe(`progress values: ${JSON.stringify(values)}`);
       }, { generic: 'only' });
     }
@@ -99,8 +85,7 @@ describe('streaming (any server)', () => {
     // without a progressToken provided none, so it gets no progress.
     check('stream-no-token-no-progress', `streaming call ${slot} (no token): no progress notification`, async (c) => {
       const { res } = await streamOf(c, slot, 'no token');
-      const progress = progressOf(res);
-      c.verify(progress.length === 0, `${progress.length} notifications/progress without a progressToken`, 'none', progress.map((p) => p.m));
+      verifyNoProgress(c, res);
     }, { generic: 'only' });
   }
 });
