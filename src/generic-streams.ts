@@ -9,6 +9,7 @@ import type { TargetInfo } from './target-info.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
 import { namedRequestId, requestId } from './wire/request-ids.js';
+import { eachLimited } from './kit/each-limited.js';
 
 /**
  * Streaming calls of any MCP server (suites/streaming-generic.suite.ts): the calls a profile declares as
@@ -90,17 +91,14 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
   const eligible = listed.filter((t) => !onDeployment(target) || t.annotations?.readOnlyHint === true);
   const probes = eligible.slice(0, MAX_PROBES).map((t) => ({ t, args: argumentsOf(t, target.seed) })).filter((p) => p.args !== undefined);
   const found: GenericCall[] = [];
-  const queue = [...probes];
-  await Promise.all(Array.from({ length: Math.min(PROBES_AT_ONCE, queue.length) }, async () => {
-    for (let p = queue.shift(); p; p = queue.shift()) {
-      const token = namedRequestId('probe');
-      const id = requestId();
-      const res = await mcp.call(p.t.name, p.args!, { id, progressToken: token, timeoutMs: deadlineMs }).catch(() => undefined);
-      // A call still running at the deadline is told to stop ("notifications/cancelled ... the ID of the request to cancel").
-      if (!res || !res.closed) await mcp.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the probe for progress is done' } }, { timeoutMs: 2_000 }).catch(() => undefined);
-      if (res && progressOf(res).some((x) => x.m.params?.progressToken === token)) found.push({ tool: p.t.name, args: p.args!, declared: false });
-    }
-  }));
+  await eachLimited(probes, PROBES_AT_ONCE, async (p) => {
+    const token = namedRequestId('probe');
+    const id = requestId();
+    const res = await mcp.call(p.t.name, p.args!, { id, progressToken: token, timeoutMs: deadlineMs }).catch(() => undefined);
+    // A call still running at the deadline is told to stop.
+    if (!res || !res.closed) await mcp.cancel(id, 'the probe for progress is done');
+    if (res && progressOf(res).some((x) => x.m.params?.progressToken === token)) found.push({ tool: p.t.name, args: p.args!, declared: false });
+  });
   // In tools/list order, whatever order the probes ended in.
   const calls = probes.map((p) => found.find((f) => f.tool === p.t.name)).filter((f): f is GenericCall => f !== undefined).slice(0, STREAM_SLOTS);
   const tried = probes.map((p) => p.t.name).join(', ') || 'none';

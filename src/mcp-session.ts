@@ -20,6 +20,9 @@ export interface PostOptions {
   refusal?: boolean;
 }
 
+/** How long a notifications/cancelled may take: it is sent as the harness gives up, never worth more. */
+const CANCEL_TIMEOUT_MS = 2_000;
+
 /**
  * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
  * Every request speaks the session's protocol revision (src/revision-wire.ts): its `MCP-Protocol-Version`
@@ -83,6 +86,15 @@ export class McpSession {
     const params: Record<string, unknown> = { name: tool, arguments: args };
     if (options.progressToken !== undefined) params._meta = { progressToken: options.progressToken };
     return this.request('tools/call', params, options);
+  }
+
+  /**
+   * "When a party wants to cancel an in-progress request, it sends a notifications/cancelled notification
+   * containing the ID of the request to cancel" (MCP utilities/cancellation): the harness stops waiting, so the
+   * server may stop working. Never throws: the harness has given up on the request either way.
+   */
+  async cancel(requestId: string | number, reason: string, options: PostOptions = {}): Promise<void> {
+    await this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } }, { timeoutMs: CANCEL_TIMEOUT_MS, ...options }).catch(() => undefined);
   }
 
   /** Runs a recipe with `{{vars}}` filled, and captures the values it names into `vars`. */

@@ -1,6 +1,7 @@
 import { planCheck, runCheck, type CheckDefinition, type PlannedCheck } from '../check.js';
 import type { TargetInfo } from '../target-info.js';
 import type { CheckRecord } from '../verdict.js';
+import { eachLimited } from '../kit/each-limited.js';
 
 /** What a run tells its progress printer (src/progress.ts) as it goes. */
 export interface RunnerEvents {
@@ -70,13 +71,4 @@ function blocks(planned: PlannedCheck[]): PlannedCheck[][] {
     else out.push([p]);
   }
   return out;
-}
-
-/** Runs `work` on each item, at most `limit` at once, in order of the items. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
 }

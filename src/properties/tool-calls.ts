@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { CheckContext } from '../check.js';
 import type { Revision } from '../catalog/types.js';
 import { finalMessage } from '../mcp-session.js';
-import type { WireResponse } from '../wire/client.js';
+import { passedDeadline, type WireResponse } from '../wire/client.js';
 import { isObject } from '../tool-result.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
 import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
@@ -135,29 +135,29 @@ export async function callTool(c: CheckContext, s: ToolSetup, call: Call, stream
     params._meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
     headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': call.tool };
   } else if (call.revision) headers = { 'mcp-protocol-version': call.revision };
-  const sent = performance.now();
   let res: WireResponse;
   try {
     res = await c.mcp.post({ jsonrpc: '2.0', id, method: 'tools/call', params }, { key: s.key, headers, timeoutMs });
   } catch (err) {
-    if (performance.now() - sent < timeoutMs * 0.9) return c.verify(false, `${showCall(call)} is answered`, 'a reply', (err as Error).message) as never;
+    if (!passedDeadline(err)) return c.verify(false, `${showCall(call)} is answered`, 'a reply', (err as Error).message) as never;
     await cancel(c, s, id, headers, timeoutMs);
     // The deadline is the harness's choice: a tool that takes longer has broken no rule.
     return c.notTestable(`${showCall(call)} was not answered within ${timeoutMs} ms, the harness's deadline (notifications/cancelled sent): a slow call proves no protocol error`);
   }
   // A stream still open at the deadline: the call goes on at the server unless it is told.
-  if (res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id) await cancel(c, s, id, headers, timeoutMs);
+  if (stillRunning(res, id)) await cancel(c, s, id, headers, timeoutMs);
   return { res, id };
 }
 
-/**
- * "When a party wants to cancel an in-progress request, it sends a notifications/cancelled notification containing
- * the ID of the request to cancel" (MCP utilities/cancellation): the harness stops waiting, so the server may stop working.
- */
-async function cancel(c: CheckContext, s: ToolSetup, id: number, headers: Record<string, string>, timeoutMs: number): Promise<void> {
-  const body = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `the harness's deadline of ${timeoutMs} ms passed` } };
+/** A stream still open at the deadline without the call's result: the call was still running (a long operation). */
+export function stillRunning(res: WireResponse, id: number): boolean {
+  return res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id;
+}
+
+/** The call's notifications/cancelled, on the call's wire (2026-07-28 names the notification in Mcp-Method). */
+function cancel(c: CheckContext, s: ToolSetup, id: number, headers: Record<string, string>, timeoutMs: number): Promise<void> {
   const wire = headers['mcp-method'] ? { 'mcp-protocol-version': MODERN, 'mcp-method': 'notifications/cancelled' } : headers;
-  await c.mcp.post(body, { key: s.key, headers: wire, timeoutMs: 2_000 }).catch(() => undefined);
+  return c.mcp.cancel(id, `the harness's deadline of ${timeoutMs} ms passed`, { key: s.key, headers: wire });
 }
 
 /** The reply's final message: a JSON-RPC response to the call, not a server error. */

@@ -147,7 +147,11 @@ export class WireClient {
     this.log.push(record);
     const timeoutMs = req.timeoutMs ?? this.defaultTimeoutMs;
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error('deadline')), timeoutMs);
+    let deadlinePassed = false;
+    const timer = setTimeout(() => {
+      deadlinePassed = true;
+      abort.abort(new Error('deadline'));
+    }, timeoutMs);
     const { signal: owner } = this.options;
     const outer = req.signal && owner ? AbortSignal.any([req.signal, owner]) : req.signal ?? owner;
     const onOuter = () => abort.abort(outer?.reason);
@@ -212,6 +216,9 @@ export class WireClient {
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
       // A target that accepts no connection any more went away: nothing of this check can be judged.
       if (!abort.signal.aborted && isConnectionError(err) && await targetGone(url)) throw new TargetLost(`${method} ${new URL(url).pathname} at ${record.startedAt}: ${record.error}`);
+      // The request's own deadline (not the check's): callers that chose it may judge it apart (passedDeadline).
+      const code = (err as { code?: unknown }).code;
+      if (deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') markDeadline(err);
       // No reply, a reset, a deadline: the service's doing, judged as its failure (not the harness's error).
       throw markServiceFault(err);
     } finally {
@@ -221,6 +228,17 @@ export class WireClient {
       if (inspected) this.note(runKeys().inspect(inspected));
     }
   }
+}
+
+const DEADLINE = Symbol('request deadline');
+
+function markDeadline(err: unknown): void {
+  if (err && typeof err === 'object') Object.defineProperty(err, DEADLINE, { value: true });
+}
+
+/** Whether a request failed because its own deadline (`timeoutMs`) passed before the reply came (or ended). */
+export function passedDeadline(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && DEADLINE in err;
 }
 
 /**

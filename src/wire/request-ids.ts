@@ -5,7 +5,7 @@ import { scoped, slot } from '../kit/run-scope.js';
  * used by the requestor within the same session." Every request the harness builds draws its id here, whatever
  * check sends it and however many run at once, so no id repeats in the run, and so none in the run's session.
  * Ids a property generates as its subject (the envelope properties') are not drawn: on a stateful server they go
- * to sessions of their own (src/properties/envelope-sessions.ts).
+ * to sessions of their own (src/targets/own-sessions.ts).
  */
 const COUNTER = slot('request-ids', () => ({ next: 1 }));
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { check, describe } from '../../src/check.js';
 import type { Revision } from '../../src/catalog/types.js';
-import { finalMessage } from '../../src/mcp-session.js';
-import { callTool, invalidArgumentsProperty, onDeployment, prepareTools, reply, showCall, smallestInstance, validCalls, withValidArguments, type Call } from '../../src/properties/tool-calls.js';
+import { callTool, invalidArgumentsProperty, onDeployment, prepareTools, reply, showCall, smallestInstance, stillRunning, validCalls, withValidArguments, type Call } from '../../src/properties/tool-calls.js';
 import type { WireResponse } from '../../src/wire/client.js';
 import { NotTestable } from '../../src/verdict.js';
 import { isObject, textOf } from '../../src/tool-result.js';
+import { eachLimited } from '../../src/kit/each-limited.js';
 
 /**
  * Tool arguments searched from the schemas the server publishes: for every tool `tools/list` returns, values
@@ -36,7 +36,6 @@ describe.concurrent('tool argument properties', () => {
     if (onDeployment(c.target)) {
       // Spend little on a deployment: each tool once, under the run's revision, with its schema's smallest
       // instance, no search; a few at a time, so that one slow tool does not hold up the others.
-      const queue = [...s.tools];
       const call = async (tool: (typeof s.tools)[number]) => {
         const one: Call = { tool: tool.name, args: smallestInstance(tool, s.hints, c.target.seed), revision: c.mcp.revision };
         let sent: Awaited<ReturnType<typeof callTool>>;
@@ -49,12 +48,10 @@ describe.concurrent('tool argument properties', () => {
           return;
         }
         const { res, id } = sent;
-        if (res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id) slow.add(one.tool);
+        if (stillRunning(res, id)) slow.add(one.tool);
         else judge(one, res, id);
       };
-      await Promise.all(Array.from({ length: Math.min(DEPLOYMENT_CALLS_AT_ONCE, queue.length) }, async () => {
-        for (let tool = queue.shift(); tool; tool = queue.shift()) await call(tool);
-      }));
+      await eachLimited(s.tools, DEPLOYMENT_CALLS_AT_ONCE, call);
       c.observe(`on a deployment: ${s.tools.length} tool(s) called once each with the smallest instance of its inputSchema, no search`);
       if (slow.size > 0) c.observe(`not answered within the deadline, so not judged (notifications/cancelled sent): calls of ${[...slow].join(', ')}`);
       if (slow.size === s.tools.length) c.notTestable(`no call was answered within the harness's deadline of ${c.target.timeoutMs} ms (notifications/cancelled sent for each): ${[...slow].join(', ')}`);
@@ -71,7 +68,7 @@ describe.concurrent('tool argument properties', () => {
         const { res, id } = await callTool(c, s, call, tool.streaming);
         // A tool may take its time (a long-running operation): a stream still open at the deadline, its result
         // not yet sent, has shown no protocol error and proves none.
-        if (res.mediaType === 'text/event-stream' && !res.closed && finalMessage(res)?.id !== id) {
+        if (stillRunning(res, id)) {
           slow.add(call.tool);
           return;
         }

@@ -60,4 +60,12 @@ describe('a tool call past the harness\'s deadline', () => {
     expect(calls.length).toBeGreaterThan(0);
     expect(cancelled).toContainEqual(expect.objectContaining({ requestId: calls[0] }));
   });
+
+  it('an envelope the server leaves unanswered ends the envelope search as not testable, never a failure', async () => {
+    const run = await runCli(['--target', 'url', '--mcp-url', url, '--profile', 'generic', '--seed', '1', '--timeout', '2000', '--only', 'jsonrpc-no-5xx'], 60_000);
+    const row = run.results?.requirements.find((r) => r.id === 'jsonrpc-no-5xx');
+    expect(row, run.stdout + run.stderr).toBeDefined();
+    expect(row!.status).toBe('not-testable');
+    expect(row!.checks[0]!.reason ?? '').toMatch(/"method":"tools\/call".* was not answered within 2000 ms, the harness's deadline: a slow reply proves no protocol error/);
+  });
 });
