@@ -28,7 +28,7 @@ export interface EnvelopeSetup {
 }
 
 /** A live key of the check's own (no rate limit on the embedded target), and the revisions to send under. */
-export async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<EnvelopeSetup> {
+async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<EnvelopeSetup> {
   // These envelopes are the 2025-era wire's (a 2026-07-28 server refuses any without its per-request _meta
   // first); that revision's envelope rules are the scenario rows' to check.
   if (c.target.revisions.length > 0 && c.target.revisions.every((r) => r === MODERN)) {
@@ -64,10 +64,19 @@ const sent = (revisions: (Revision | undefined)[]) => fc.record({ envelope: enve
 /** One envelope sent and answered: what the judges of the envelope properties look at. */
 export interface Exchanged { envelope: Envelope; what: Classified; res: WireResponse; responses: any[]; label: string }
 
-/** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */
-export async function envelopeProperty(c: CheckContext, id: string, judge: (x: Exchanged) => void, kinds?: Kind[]): Promise<void> {
-  const s = await prepareEnvelopes(c, id);
+/** Runs `search` with the envelopes' setup (prepareEnvelopes), then ends the sessions it opened. */
+export async function withEnvelopes(c: CheckContext, purpose: string, search: (s: EnvelopeSetup) => Promise<void>): Promise<void> {
+  const s = await prepareEnvelopes(c, purpose);
   try {
+    await search(s);
+  } finally {
+    await s.sessions?.close();
+  }
+}
+
+/** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */
+export function envelopeProperty(c: CheckContext, id: string, judge: (x: Exchanged) => void, kinds?: Kind[]): Promise<void> {
+  return withEnvelopes(c, id, async (s) => {
     await c.property({
       id,
       arbitrary: kinds ? sent(s.revisions).filter(({ envelope }) => kinds.includes(classify(envelope).kind)) : sent(s.revisions),
@@ -78,7 +87,5 @@ export async function envelopeProperty(c: CheckContext, id: string, judge: (x: E
         judge({ envelope, what: classify(envelope), res, responses: responsesOf(res), label: showEnvelope(envelope, revision) });
       },
     });
-  } finally {
-    await s.sessions?.close();
-  }
+  });
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { check, describe } from '../../src/check.js';
-import { envelopeProperty, MAX_RUNS, postBody, prepareEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
+import { envelopeProperty, MAX_RUNS, postBody, withEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
 import { malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
 import { isObject } from '../../src/tool-result.js';
@@ -20,11 +20,10 @@ describe.concurrent('jsonrpc properties', () => {
   // RFC 9110 §15.6: "The 5xx (Server Error) class of status code indicates that the server is aware that it has
   // erred". MCP server/tools (TOOL-12): servers MUST validate inputs: bad input is a client error, never a 5xx.
   check('jsonrpc-no-5xx', 'property: no envelope, however malformed, gets a 5xx', async (c) => {
-    const s = await prepareEnvelopes(c, 'jsonrpc-envelope-no-5xx');
     // Envelopes, and sometimes their text cut short (not JSON at all).
     const body = (v: { envelope: Envelope; cut: number | null }) => (v.cut === null ? bodyOf(v.envelope) : bodyOf(v.envelope).slice(0, v.cut % bodyOf(v.envelope).length));
     const label = (v: { envelope: Envelope; cut: number | null; revision?: string }) => `${body(v)}${v.revision ? ` (MCP-Protocol-Version: ${v.revision})` : ''}`;
-    try {
+    await withEnvelopes(c, 'jsonrpc-envelope-no-5xx', async (s) => {
       await c.property({
         id: 'jsonrpc-envelope-no-5xx',
         arbitrary: fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...s.revisions), cut: fc.option(fc.nat(), { freq: 4 }) }),
@@ -35,9 +34,7 @@ describe.concurrent('jsonrpc properties', () => {
           c.verify(res.status < 500, `${label(v)} is not answered with a server error`, '< 500', c.brief(res));
         },
       });
-    } finally {
-      await s.sessions?.close();
-    }
+    });
   }, { generic: true, property: 'jsonrpc-envelope-no-5xx' });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.
@@ -172,9 +169,8 @@ describe.concurrent('jsonrpc properties', () => {
   // "If there are no Response objects contained within the Response array ... the server MUST NOT return an
   // empty Array and should return nothing at all". (An empty Array is jsonrpc-invalid-request's probe.)
   check('jsonrpc-batch-2025-03-26', 'property: under 2025-03-26 a batch gets one response per request and per invalid item, none for notifications', async (c) => {
-    const s = await prepareEnvelopes(c, 'jsonrpc-batches');
     const label = (items: Envelope[]) => `[${items.map(bodyOf).join(',')}]`;
-    try {
+    await withEnvelopes(c, 'jsonrpc-batches', async (s) => {
       await c.property({
         id: 'jsonrpc-batches',
         arbitrary: batchArb,
@@ -229,8 +225,6 @@ describe.concurrent('jsonrpc properties', () => {
           }
         },
       });
-    } finally {
-      await s.sessions?.close();
-    }
+    });
   }, { generic: true, property: 'jsonrpc-batches' });
 });
