@@ -123,9 +123,9 @@ describe('jsonrpc', () => {
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
   check('jsonrpc-id-echo', 'the reply id equals the request id, in value and type', async (c) => {
     // These ids are the check's subject, and 0 is sent twice: each goes to a session where it is new.
-    const own = OwnSessions.for(c.target);
+    const own = new OwnSessions(c.target);
     const send = async (method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
-      id, res: await c.mcp.request(method, params, { id, headers: own ? await own.headersFor({ id, method }, c.mcp.revision) : {} }),
+      id, res: await c.mcp.request(method, params, { id, headers: await own.headersFor({ id, method }, c.mcp.revision) }),
     });
     const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
     let results: { id: string | number; res: WireResponse }[];
@@ -135,7 +135,7 @@ describe('jsonrpc', () => {
         ...['e-1', 0].map((id) => send(NO_SUCH_METHOD, {}, id)),
       ]);
     } finally {
-      await own?.close();
+      await own.close();
     }
     let judged = 0;
     for (const { id, res } of results) {
@@ -264,15 +264,15 @@ describe('jsonrpc', () => {
   check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
     // On a stateful server, in a session negotiated at that revision (the run's own speaks its newest).
-    const own = OwnSessions.for(c.target);
+    const own = new OwnSessions(c.target);
     try {
       for (const rev of revisions) {
         const body = { jsonrpc: '2.0', id: requestId(), method: 'tools/list' };
-        const res = await c.mcp.post(body, { headers: { ...(own ? await own.headersFor(body, rev) : {}), 'mcp-protocol-version': rev } });
+        const res = await c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
         c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
       }
     } finally {
-      await own?.close();
+      await own.close();
     }
   }, { generic: true });
 
@@ -299,8 +299,8 @@ describe('jsonrpc', () => {
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
   check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
     // On a stateful server, in a session negotiated at 2025-03-26 (the run's own speaks its newest revision).
-    const own = OwnSessions.for(c.target);
-    const send = async (body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(own ? await own.headersFor(body, rev) : {}), 'mcp-protocol-version': rev } });
+    const own = new OwnSessions(c.target);
+    const send = async (body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
     try {
       // Methods every server has (tools/list, and ping, which "The receiver MUST respond promptly" to): the batch itself is judged.
@@ -330,7 +330,7 @@ describe('jsonrpc', () => {
         c.observe(`a batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
       }
     } finally {
-      await own?.close();
+      await own.close();
     }
   }, { generic: true });
 });

@@ -23,8 +23,8 @@ const REPLY_DEADLINE_MS = 1000;
 export interface EnvelopeSetup {
   key: string | null;
   revisions: (Revision | undefined)[];
-  /** On a server that keeps sessions, the sessions the generated ids go to (each id new in its session). */
-  sessions?: OwnSessions;
+  /** The sessions the generated ids go to on a server that keeps sessions (each id new in its session). */
+  sessions: OwnSessions;
 }
 
 /** A live key of the check's own (no rate limit on the embedded target), and the revisions to send under. */
@@ -38,7 +38,7 @@ async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<Envel
   const live = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { key });
   c.verify(live.status === 200 && isObject(responsesOf(live)[0]?.result), key === null ? 'tools/list is served (the control before the envelopes)' : 'tools/list with the key works (the control before the envelopes)', 200, c.brief(live));
   // No header (the server assumes 2025-03-26), or a 2025-era revision the target negotiates.
-  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions: OwnSessions.for(c.target) };
+  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions: new OwnSessions(c.target) };
 }
 
 /**
@@ -50,7 +50,7 @@ async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<Envel
 export async function postBody(c: CheckContext, s: EnvelopeSetup, body: string, revision: string | undefined): Promise<WireResponse> {
   const timeoutMs = c.target.kind === 'url' ? c.target.timeoutMs : REPLY_DEADLINE_MS;
   try {
-    const session = s.sessions ? await s.sessions.headersFor(body, revision as Revision | undefined) : {};
+    const session = await s.sessions.headersFor(body, revision as Revision | undefined);
     return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs, headers: { ...session, ...(revision && { 'mcp-protocol-version': revision }) } });
   } catch (err) {
     const label = `${body}${revision ? ` (MCP-Protocol-Version: ${revision})` : ''}`;
@@ -70,7 +70,7 @@ export async function withEnvelopes(c: CheckContext, purpose: string, search: (s
   try {
     await search(s);
   } finally {
-    await s.sessions?.close();
+    await s.sessions.close();
   }
 }
 

@@ -13,8 +13,8 @@ const ASSUMED_REVISION: Revision = '2025-03-26';
  * session" (MCP basic/index). Each id goes to a session where it is new: the current one while it is, else a
  * fresh session. A request meant for a revision goes to a session negotiated at that revision (one without the
  * MCP-Protocol-Version header, at 2025-03-26, the revision such a request is assumed to speak), so a rule of
- * 2025-03-26 is tried on 2025-03-26. On a server that keeps no session there is nothing to keep apart, and
- * requests go out as they are.
+ * 2025-03-26 is tried on 2025-03-26. On a server that keeps no session (the run holds none) there is nothing
+ * to keep apart: requests go out as they are, without the header.
  */
 export class OwnSessions {
   /** The current session of each revision. */
@@ -24,18 +24,15 @@ export class OwnSessions {
   /** Requests sent side by side take their sessions one after another. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly info: TargetInfo) {}
-
-  /** Sessions for a check on `info`; undefined when the run keeps no session (the target keeps none). */
-  static for(info: TargetInfo): OwnSessions | undefined {
-    return info.sessionId !== undefined ? new OwnSessions(info) : undefined;
-  }
+  constructor(private readonly info: TargetInfo) {}
 
   /**
    * The `Mcp-Session-Id` header to send `body` (JSON text, or a value) with under `revision` (its
    * MCP-Protocol-Version; absent, none): a session of that revision where none of the body's request ids was used.
+   * No header on a server that keeps no session.
    */
-  headersFor(body: unknown, revision?: Revision): Promise<Record<string, string>> {
+  async headersFor(body: unknown, revision?: Revision): Promise<Record<string, string>> {
+    if (this.info.sessionId === undefined) return {};
     const next = this.queue.then(() => this.take(requestIdsIn(body), revision ?? ASSUMED_REVISION));
     this.queue = next.catch(() => undefined);
     return next;
