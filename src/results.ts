@@ -194,7 +194,7 @@ export function clientMatrix(requirements: RequirementResult[]): ClientMatrix {
     if (!steps.includes(step)) steps.push(step);
     const row = rows.get(tag.client) ?? { client: tag.client, sdk: tag.sdk, cells: {} };
     if (tag.mode === 'http' && tag.revision) row.revision = tag.revision;
-    row.cells[step] = r.checks.every((c) => c.status === 'not-testable' && c.notApplicable) ? 'not-applicable' : r.status;
+    row.cells[step] = notApplicable(r) ? 'not-applicable' : r.status;
     rows.set(tag.client, row);
   }
   for (const row of rows.values()) for (const step of steps) row.cells[step] ??= 'not-run';
