@@ -19,7 +19,8 @@ export async function runConformanceChild(args: string[], timeoutMs = 120_000, r
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': the process can end before its pipes are read to the end.
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   return { code, stdout, stderr, results: readResults(reportDir), reportDir, durationMs: Math.round(performance.now() - started) };
 }

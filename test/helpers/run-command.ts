@@ -9,5 +9,6 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  // 'close', not 'exit': the process can end before its pipes are read to the end (a loaded machine lost stderr).
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
