@@ -142,8 +142,21 @@ const LEAVING = Array.from({ length: HEAD - 1 }).reduce<number>((p) => Math.imul
 
 interface Entry { folded: string; owner: number; spelling: Spelling }
 
-/** A spelling as the matcher files it: its folded text, and the hash of its head when it is long. */
-interface Filed { folded: string; spelling: Spelling; head?: number }
+/**
+ * A spelling as the matcher files it: its folded text; the hash of its head when it is long; and when it is at
+ * least SAMPLED_MIN long, the hashes of its HEAD characters at each offset below STRIDE (`grams`).
+ */
+interface Filed { folded: string; spelling: Spelling; head?: number; grams?: number[] }
+
+/**
+ * Long spellings (a key, its secret part, their base64: 30 characters and more) are looked for at every
+ * STRIDE-th position of a text only. A spelling of at least STRIDE + HEAD - 1 characters found at p covers
+ * the position q, the first multiple of STRIDE from p, with its HEAD characters at offset q - p (below STRIDE):
+ * filed by the hash of each of those, the spelling is found from q. A run reads some 15 million characters of
+ * replies; one position in eight is one hash in eight.
+ */
+const STRIDE = 16;
+const SAMPLED_MIN = STRIDE + HEAD - 1;
 
 /** Secrets whose spellings were derived before: a run builds a matcher per list of secrets, and its lists share most of them. */
 const filedBySecret = new Map<string, Filed[]>();
@@ -155,6 +168,7 @@ function filedOf(secret: string): Filed[] {
   if (!filed) {
     filed = spellingsOf(secret).map((spelling) => {
       const folded = fold(spelling.text);
+      if (folded.length >= SAMPLED_MIN) return { folded, spelling, grams: Array.from({ length: STRIDE }, (_, j) => headHash(folded, j)) };
       return { folded, spelling, ...(folded.length >= WHOLE_TOKEN_BELOW && { head: headHash(folded, 0) }) };
     });
     if (filedBySecret.size >= FILED_KEPT) filedBySecret.clear();
@@ -164,12 +178,56 @@ function filedOf(secret: string): Filed[] {
 }
 
 /**
+ * Candidates by gram hash, in typed arrays: an open-addressing table of hashes, each slot heading a chain of
+ * candidates (a spelling and the offset of the gram in it). A run builds hundreds of matchers of thousands of
+ * grams each: a Map of small arrays spent more building them than finding with them.
+ */
+class GramTable {
+  readonly entry: Entry[] = [];
+  readonly offset: number[] = [];
+  /** The next candidate of the same hash, or -1. */
+  readonly next: number[] = [];
+  size = 0;
+  private readonly keys: Int32Array;
+  /** 1 + the first candidate of the slot's hash; 0: an empty slot. */
+  private readonly heads: Int32Array;
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    const slots = 2 ** Math.ceil(Math.log2(Math.max(8, capacity * 2)));
+    this.keys = new Int32Array(slots);
+    this.heads = new Int32Array(slots);
+    this.mask = slots - 1;
+  }
+
+  add(hash: number, entry: Entry, offset: number): void {
+    let slot = hash & this.mask;
+    while (this.heads[slot] !== 0 && this.keys[slot] !== hash) slot = (slot + 1) & this.mask;
+    this.keys[slot] = hash;
+    this.entry.push(entry);
+    this.offset.push(offset);
+    this.next.push(this.heads[slot]! - 1);
+    this.heads[slot] = this.entry.length;
+    this.size++;
+  }
+
+  /** The first candidate of `hash`, or -1. */
+  first(hash: number): number {
+    for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
+      const head = this.heads[slot]!;
+      if (head === 0) return -1;
+      if (this.keys[slot] === hash) return head - 1;
+    }
+  }
+}
+
+/**
  * Finds and replaces every spelling of a list of secrets in text (case-insensitively; longest spelling first
  * at any position, so a key goes whole before its own secret part could). A run holds hundreds of keys, each
  * spelt some twenty ways: one alternation of them all made V8's regular expressions try each at every
- * position, which took most of a run's time. Long spellings are found by a rolling hash of their first
- * characters (one lookup per position, then a compare); the few short ones, matched as whole tokens only,
- * by a regular expression.
+ * position, which took most of a run's time. The longest spellings are looked for at every STRIDE-th position
+ * (see STRIDE); those of HEAD to SAMPLED_MIN characters by a rolling hash of their first characters (one lookup
+ * per position, then a compare); the few short ones, matched as whole tokens only, by a regular expression.
  */
 export class SpellingMatcher {
   private readonly byFolded = new Map<string, Entry>();
@@ -179,21 +237,29 @@ export class SpellingMatcher {
    * The low HEAD_BITS bits of every head hash, as a bit set: most positions of a text are ruled out by one
    * array read. A run's hundreds of keys file thousands of heads: with fewer bits, one position in ten passed.
    */
-  private readonly heads = new Uint32Array(1 << (HEAD_BITS - 5));
+  private heads = new Uint32Array(0);
+  /** Spellings of SAMPLED_MIN characters or more, by the hash of their HEAD characters at each offset below STRIDE. */
+  private readonly grams: GramTable;
   private readonly short: RegExp | undefined;
 
   constructor(secrets: readonly string[]) {
     const shorts: string[] = [];
-    secrets.forEach((secret, owner) => {
-      if (!secret) return;
-      for (const { folded, spelling, head } of filedOf(secret)) {
+    const filed = secrets.map((secret) => (secret ? filedOf(secret) : []));
+    this.grams = new GramTable(filed.reduce((n, list) => n + list.reduce((m, f) => m + (f.grams?.length ?? 0), 0), 0));
+    filed.forEach((list, owner) => {
+      for (const { folded, spelling, head, grams } of list) {
         if (this.byFolded.has(folded)) continue;
         const entry: Entry = { folded, owner, spelling };
         this.byFolded.set(folded, entry);
+        if (grams) {
+          for (let offset = 0; offset < grams.length; offset++) this.grams.add(grams[offset]!, entry, offset);
+          continue;
+        }
         if (head === undefined) {
           shorts.push(spelling.text);
           continue;
         }
+        if (this.heads.length === 0) this.heads = new Uint32Array(1 << (HEAD_BITS - 5));
         this.heads[(head >>> 5) & HEAD_WORD_MASK]! |= 1 << (head & 31);
         const list = this.byHead.get(head);
         if (!list) this.byHead.set(head, [entry]);
@@ -211,7 +277,17 @@ export class SpellingMatcher {
   /** Every spelling in `text`, left to right, not overlapping. */
   find(text: string): SpellingMatch[] {
     if (!text || this.byFolded.size === 0) return [];
+    // Every spelling at every position where it stands, then the longest of those at each position, left to right.
     const found: { index: number; entry: Entry }[] = [];
+    if (this.grams.size > 0) {
+      for (let q = 0; q + HEAD <= text.length; q += STRIDE) {
+        for (let c = this.grams.first(headHash(text, q)); c >= 0; c = this.grams.next[c]!) {
+          const offset = this.grams.offset[c]!;
+          const entry = this.grams.entry[c]!;
+          if (q >= offset && foldedAt(text, q - offset, entry.folded)) found.push({ index: q - offset, entry });
+        }
+      }
+    }
     if (this.byHead.size > 0 && text.length >= HEAD) {
       const heads = this.heads;
       const last = text.length - HEAD;
