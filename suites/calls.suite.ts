@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { check, type CheckContext, describe } from '../src/check.js';
@@ -13,6 +13,7 @@ import type { Exchange } from '../src/wire/exchange.js';
 import { isObject, listedItems, textOf } from '../src/tool-result.js';
 import { capBound, describeCapBound, describePlan } from '../src/limits.js';
 import { jsonSnippet } from '../src/kit/text.js';
+import { BoundedCache } from '../src/kit/bounded-cache.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import { requestId } from '../src/wire/request-ids.js';
 
@@ -108,6 +109,8 @@ function resultProblems(result: unknown): string[] {
 }
 
 const validators = new Map<string, Ajv | Ajv2020>();
+/** Compiled outputSchemas by their text: every call of a tool, in every check and run of a process, meets the same one. */
+const compiledOutputs = new BoundedCache<ValidateFunction>(256);
 
 /** Validates against an outputSchema in its dialect (2020-12 unless `$schema` says draft-07); one validator per dialect. */
 function validateOutput(schema: Record<string, any>, value: unknown): { ok: boolean; errors: string } {
@@ -118,9 +121,10 @@ function validateOutput(schema: Record<string, any>, value: unknown): { ok: bool
     addFormats.default(ajv);
     validators.set(dialect, ajv);
   }
+  const compiler = ajv;
   try {
-    const validate = ajv.compile(schema);
-    return { ok: validate(value) as boolean, errors: ajv.errorsText(validate.errors) };
+    const validate = compiledOutputs.get(`${dialect} ${JSON.stringify(schema)}`, () => compiler.compile(schema));
+    return { ok: validate(value) as boolean, errors: compiler.errorsText(validate.errors) };
   } catch (err) {
     return { ok: false, errors: `the outputSchema does not compile: ${(err as Error).message}` };
   } finally {

@@ -3,6 +3,7 @@ import { anyCodePoint } from './code-points.js';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { BoundedCache } from '../kit/bounded-cache.js';
 import { isObject } from '../tool-result.js';
 import { admittedTypes, alternativesOf, fold, typesOf, view, type JsonSchema, type JsonType, type Schema } from './schema-resolve.js';
 
@@ -69,8 +70,15 @@ function ajvFor(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
 
 export type SchemaValidator = ((value: unknown) => boolean) & { errors(value: unknown): string };
 
+/** Validators by schema text: every property check of a run (and every run of a process) reads the same tools. */
+const compiledSchemas = new BoundedCache<SchemaValidator>(512);
+
 /** Compiles a schema with ajv (2020-12 unless `$schema` names draft-06/07); throws when it does not compile. */
 export function schemaValidator(schema: JsonSchema): SchemaValidator {
+  return compiledSchemas.get(JSON.stringify(schema) ?? 'undefined', () => compileValidator(schema));
+}
+
+function compileValidator(schema: JsonSchema): SchemaValidator {
   const dialect = isObject(schema) && typeof schema.$schema === 'string' && DRAFT_07.test(schema.$schema) ? 'draft-07' : '2020-12';
   const ajv = ajvFor(dialect);
   const compiled = withoutTypelessNullable(schema);
