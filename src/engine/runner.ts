@@ -37,14 +37,28 @@ export function searchesIn(plan: ReadonlyMap<string, PlannedCheck[]>): number {
 }
 
 /**
- * Runs the planned checks against the target, in this process: the groups (suite files) in order,
+ * The order of the groups when several run side by side (a server the harness started): the scenario groups
+ * first, then those that search (a check declaring a property), each part in load order. A search is
+ * time-boxed and takes what the event loop has left: beside the scenario checks it made a third of the runs
+ * it makes after them, in about the same wall time. One group at a time (a deployment) runs in load order:
+ * the order gains nothing there, and the run's pacing was tuned to it.
+ */
+export function runOrder(groups: ReadonlyMap<string, PlannedCheck[]>, atOnce: number): [string, PlannedCheck[]][] {
+  const all = [...groups];
+  if (atOnce <= 1) return all;
+  const searches = ([, planned]: [string, PlannedCheck[]]) => planned.some((p) => p.def.options.property !== undefined);
+  return [...all.filter((g) => !searches(g)), ...all.filter(searches)];
+}
+
+/**
+ * Runs the planned checks against the target, in this process: the groups (suite files) in `runOrder`,
  * `options.groups` of them at a time; inside a group its blocks one after another, the checks of a concurrent
  * block side by side (at most `options.concurrency`), the others one at a time. Returns every record.
  */
 export async function runPlanned(groups: ReadonlyMap<string, PlannedCheck[]>, target: TargetInfo, options: RunnerOptions): Promise<CheckRecord[]> {
   options.events?.planned?.([...groups.values()].reduce((n, g) => n + g.length, 0));
   const records: CheckRecord[] = [];
-  await eachLimited([...groups], options.groups, async ([group, planned]) => {
+  await eachLimited(runOrder(groups, options.groups), options.groups, async ([group, planned]) => {
     const started = performance.now();
     options.events?.groupStart?.(group);
     const own: CheckRecord[] = [];

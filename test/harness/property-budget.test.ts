@@ -3,7 +3,7 @@ import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
 import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/property.js';
 import { loadChecks } from '../../src/engine/suites.js';
-import { planChecks, searchesIn } from '../../src/engine/runner.js';
+import { planChecks, runOrder, searchesIn } from '../../src/engine/runner.js';
 import type { Revision } from '../../src/catalog/types.js';
 import type { TargetInfo } from '../../src/target-info.js';
 
@@ -48,5 +48,33 @@ describe('the property search budget', () => {
     for (const args of [['--budget', 'x'], ['--budget', '0'], ['--budget', '-3'], ['--budget', ''], ['--budget', '5', '--property-time', '100']]) {
       expect(() => parse(args), args.join(' ')).toThrow(UsageError);
     }
+  });
+});
+
+/** Searches are time-boxed and take what the event loop leaves them: side by side, they come after the scenario checks. */
+describe('the order of the groups', () => {
+  const plan = async () => {
+    const target = { profile: { kind: 'service' }, protocol: 'auto', revisions: ['2025-11-25'] } as unknown as TargetInfo;
+    return planChecks(await loadChecks(), target, []);
+  };
+  const searching = (planned: { def: { options: { property?: string } } }[]) => planned.some((p) => p.def.options.property !== undefined);
+
+  it('several at once: every group without a search first, then those with one, each part in load order', async () => {
+    const groups = await plan();
+    const order = runOrder(groups, 4);
+    expect(order.map(([g]) => g).sort()).toEqual([...groups.keys()].sort());
+    const firstSearching = order.findIndex(([, planned]) => searching(planned));
+    expect(firstSearching).toBeGreaterThan(0);
+    expect(order.slice(firstSearching).every(([, planned]) => searching(planned))).toBe(true);
+    const loaded = [...groups.keys()];
+    for (const part of [order.slice(0, firstSearching), order.slice(firstSearching)]) {
+      const names = part.map(([g]) => g);
+      expect(names).toEqual([...names].sort((a, b) => loaded.indexOf(a) - loaded.indexOf(b)));
+    }
+  });
+
+  it('one at a time (a deployment): load order', async () => {
+    const groups = await plan();
+    expect(runOrder(groups, 1).map(([g]) => g)).toEqual([...groups.keys()]);
   });
 });
