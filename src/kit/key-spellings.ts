@@ -153,7 +153,7 @@ interface Filed { folded: string; spelling: Spelling; head?: number; grams?: num
  * STRIDE-th position of a text only. A spelling of at least STRIDE + HEAD - 1 characters found at p covers
  * the position q, the first multiple of STRIDE from p, with its HEAD characters at offset q - p (below STRIDE):
  * filed by the hash of each of those, the spelling is found from q. A run reads some 15 million characters of
- * replies; one position in eight is one hash in eight.
+ * replies; one position in sixteen is one hash in sixteen.
  */
 const STRIDE = 16;
 const SAMPLED_MIN = STRIDE + HEAD - 1;

@@ -76,6 +76,29 @@ describe('a key\'s spellings', () => {
     for (const s of spellingsOf(KEY)) expect(s.form).not.toContain(SECRET);
   });
 
+  // Long spellings are looked for at every 16th position only: each must still be found at any offset, at the
+  // text's very start and end, beside a short secret matched as a whole token, and its overlaps resolved as before.
+  it('finds a long spelling at every offset of a text, up to its edges, beside short ones', () => {
+    const m = new SpellingMatcher([KEY, 'Zq7']);
+    for (let offset = 0; offset < 40; offset++) {
+      const pad = 'x'.repeat(offset);
+      for (const text of [`${pad}${KEY}`, `${pad}${KEY}${pad}`, `${pad} ${SECRET.toUpperCase()} Zq7 ${pad}`]) {
+        const found = m.find(text);
+        expect(found.map((f) => f.spelling.form), `offset ${offset} in ${text}`).toEqual(
+          text.includes(KEY) ? ['the whole key'] : ['its secret part', 'the whole value']);
+        expect(found[0]!.index).toBe(text.toLowerCase().indexOf(text.includes(KEY) ? KEY.toLowerCase() : SECRET.toLowerCase()));
+      }
+    }
+    // A spelling cut short by the text's end is not one.
+    expect(m.find(KEY.slice(0, -1))).toEqual([]);
+    // The shortest spelling looked for that way (23 characters), ending the text at every alignment.
+    const token = secretOf(23);
+    const short = new SpellingMatcher([token]);
+    for (let offset = 0; offset < 40; offset++) {
+      expect(short.find(`${'y'.repeat(offset)}${token}`).map((f) => f.index), `offset ${offset}`).toEqual([offset]);
+    }
+  });
+
   // A run's matchers share their secrets' spellings (derived once per secret): each still names its own owners.
   it('among thousands of keys finds each one, owned by its place in that matcher\'s list', () => {
     const keys = Array.from({ length: 2000 }, () => `cnv_live_${secretOf(24)}`);
