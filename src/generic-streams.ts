@@ -4,7 +4,7 @@ import { McpSession } from './mcp-session.js';
 import { listTools, type ListedTool } from './profile-derive.js';
 import { onDeployment, smallestInstance, type Tool } from './properties/tool-calls.js';
 import { schemaValidator } from './properties/schema-arbitrary.js';
-import { progressOf } from './stream-reading.js';
+import { progressOf, VARIANTS, type Variant } from './stream-reading.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -25,10 +25,6 @@ const MAX_PROBES = 8;
 const PROBES_AT_ONCE = 4;
 /** A probe's deadline: a tool slower than this with its smallest arguments is no sample of streaming. */
 const PROBE_DEADLINE_MS = 5000;
-
-export type Variant = 'string token' | 'integer token' | 'no token';
-export const VARIANTS: Variant[] = ['string token', 'integer token', 'no token'];
-export const TOKEN_VARIANTS: Variant[] = ['string token', 'integer token'];
 
 export interface GenericCall {
   tool: string;

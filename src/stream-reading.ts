@@ -6,6 +6,11 @@ import type { WireResponse } from './wire/client.js';
  * notifications among them, and the response that ends it. A JSON reply is one message.
  */
 
+/** How a streaming call is sent: with a string progress token, an integer one, or none (both streaming suites send all three). */
+export type Variant = 'string token' | 'integer token' | 'no token';
+export const VARIANTS: Variant[] = ['string token', 'integer token', 'no token'];
+export const TOKEN_VARIANTS: Variant[] = ['string token', 'integer token'];
+
 /** The JSON-RPC messages of a reply with the index of their SSE event (a JSON reply is one message). */
 export function messagesOf(res: WireResponse): { m: any; at: number; index: number }[] {
   if (res.events) return res.events.map((e, index) => ({ m: res.messages![index], at: e.at, index }));

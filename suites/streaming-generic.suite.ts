@@ -1,7 +1,8 @@
 import { check, type CheckContext, describe } from '../src/check.js';
-import { genericRound, STREAM_SLOTS, TOKEN_VARIANTS, VARIANTS, type GenericStream, type Variant } from '../src/generic-streams.js';
+import { genericRound, STREAM_SLOTS, type GenericStream } from '../src/generic-streams.js';
 import {
-  describeReply, firstResponse, progressOf, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId, verifyTokens,
+  describeReply, firstResponse, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId,
+  verifyTokens, type Variant,
 } from '../src/stream-reading.js';
 import type { WireResponse } from '../src/wire/client.js';
 

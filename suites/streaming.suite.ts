@@ -12,8 +12,8 @@ import {
 } from '../src/wire-judge.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import {
-  describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter,
-  verifyResponseId, verifyTokens,
+  describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
+  verifyNothingAfter, verifyResponseId, verifyTokens, type Variant,
 } from '../src/stream-reading.js';
 
 /**
@@ -24,9 +24,6 @@ import {
  */
 const TOOLS = ['blocks.create', 'blocks.build', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'] as const;
 type Tool = (typeof TOOLS)[number];
-type Variant = 'string token' | 'integer token' | 'no token';
-const VARIANTS: Variant[] = ['string token', 'integer token', 'no token'];
-const TOKEN_VARIANTS: Variant[] = ['string token', 'integer token'];
 const MODERN = '2026-07-28';
 
 /**
