@@ -31,9 +31,12 @@ export function planChecks(definitions: readonly CheckDefinition[], target: Targ
   return groups;
 }
 
+/** A planned check that runs a property search (it declares one). */
+export const searches = (p: PlannedCheck): boolean => p.def.options.property !== undefined;
+
 /** The property searches a plan makes (a check declaring one, once per run of it): the run splits its search budget among them. */
 export function searchesIn(plan: ReadonlyMap<string, PlannedCheck[]>): number {
-  return [...plan.values()].flat().filter((p) => p.def.options.property !== undefined).length;
+  return [...plan.values()].flat().filter(searches).length;
 }
 
 /**
@@ -46,8 +49,8 @@ export function searchesIn(plan: ReadonlyMap<string, PlannedCheck[]>): number {
 export function runOrder(groups: ReadonlyMap<string, PlannedCheck[]>, atOnce: number): [string, PlannedCheck[]][] {
   const all = [...groups];
   if (atOnce <= 1) return all;
-  const searches = ([, planned]: [string, PlannedCheck[]]) => planned.some((p) => p.def.options.property !== undefined);
-  return [...all.filter((g) => !searches(g)), ...all.filter(searches)];
+  const searching = ([, planned]: [string, PlannedCheck[]]) => planned.some(searches);
+  return [...all.filter((g) => !searching(g)), ...all.filter(searching)];
 }
 
 /**

@@ -3,7 +3,7 @@ import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
 import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/property.js';
 import { loadChecks } from '../../src/engine/suites.js';
-import { planChecks, runOrder, searchesIn } from '../../src/engine/runner.js';
+import { planChecks, runOrder, searches, searchesIn } from '../../src/engine/runner.js';
 import type { Revision } from '../../src/catalog/types.js';
 import type { TargetInfo } from '../../src/target-info.js';
 
@@ -57,7 +57,7 @@ describe('the order of the groups', () => {
     const target = { profile: { kind: 'service' }, protocol: 'auto', revisions: ['2025-11-25'] } as unknown as TargetInfo;
     return planChecks(await loadChecks(), target, []);
   };
-  const searching = (planned: { def: { options: { property?: string } } }[]) => planned.some((p) => p.def.options.property !== undefined);
+  const searching = (planned: Parameters<typeof searches>[0][]) => planned.some(searches);
 
   it('several at once: every group without a search first, then those with one, each part in load order', async () => {
     const groups = await plan();
