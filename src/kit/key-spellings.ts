@@ -187,7 +187,6 @@ class GramTable {
   readonly offset: number[] = [];
   /** The next candidate of the same hash, or -1. */
   readonly next: number[] = [];
-  size = 0;
   private readonly keys: Int32Array;
   /** 1 + the first candidate of the slot's hash; 0: an empty slot. */
   private readonly heads: Int32Array;
@@ -208,7 +207,11 @@ class GramTable {
     this.offset.push(offset);
     this.next.push(this.heads[slot]! - 1);
     this.heads[slot] = this.entry.length;
-    this.size++;
+  }
+
+  /** Candidates filed. */
+  get size(): number {
+    return this.entry.length;
   }
 
   /** The first candidate of `hash`, or -1. */
