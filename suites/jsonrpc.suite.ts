@@ -3,7 +3,7 @@ import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
-import { OwnSessions } from '../src/targets/own-sessions.js';
+import { withOwnSessions, type OwnSessions } from '../src/targets/own-sessions.js';
 import type { Revision } from '../src/catalog/types.js';
 
 const MODERN = '2026-07-28';
@@ -123,20 +123,14 @@ describe('jsonrpc', () => {
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
   check('jsonrpc-id-echo', 'the reply id equals the request id, in value and type', async (c) => {
     // These ids are the check's subject, and 0 is sent twice: each goes to a session where it is new.
-    const own = new OwnSessions(c.target);
-    const send = async (method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
+    const send = async (own: OwnSessions, method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
       id, res: await c.mcp.request(method, params, { id, headers: await own.headersFor({ id, method }, c.mcp.revision) }),
     });
     const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
-    let results: { id: string | number; res: WireResponse }[];
-    try {
-      results = await Promise.all([
-        ...ids.map((id) => send('tools/list', undefined, id)),
-        ...['e-1', 0].map((id) => send(NO_SUCH_METHOD, {}, id)),
-      ]);
-    } finally {
-      await own.close();
-    }
+    const results = await withOwnSessions(c.target, (own) => Promise.all([
+      ...ids.map((id) => send(own, 'tools/list', undefined, id)),
+      ...['e-1', 0].map((id) => send(own, NO_SUCH_METHOD, {}, id)),
+    ]));
     let judged = 0;
     for (const { id, res } of results) {
       const msg = finalMessage(res);
@@ -264,16 +258,13 @@ describe('jsonrpc', () => {
   check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
     // On a stateful server, in a session negotiated at that revision (the run's own speaks its newest).
-    const own = new OwnSessions(c.target);
-    try {
+    await withOwnSessions(c.target, async (own) => {
       for (const rev of revisions) {
         const body = { jsonrpc: '2.0', id: requestId(), method: 'tools/list' };
         const res = await c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
         c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
       }
-    } finally {
-      await own.close();
-    }
+    });
   }, { generic: true });
 
   // "If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it MUST respond with `400 Bad Request`."
@@ -299,13 +290,12 @@ describe('jsonrpc', () => {
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
   check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
     // On a stateful server, in a session negotiated at 2025-03-26 (the run's own speaks its newest revision).
-    const own = new OwnSessions(c.target);
-    const send = async (body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
+    const send = async (own: OwnSessions, body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    try {
+    await withOwnSessions(c.target, async (own) => {
       // Methods every server has (tools/list, and ping, which "The receiver MUST respond promptly" to): the batch itself is judged.
       const [list, ping] = [namedRequestId('b'), requestId()];
-      const res = await send([{ jsonrpc: '2.0', id: list, method: 'tools/list' }, notification, { jsonrpc: '2.0', id: ping, method: 'ping' }], '2025-03-26');
+      const res = await send(own, [{ jsonrpc: '2.0', id: list, method: 'tools/list' }, notification, { jsonrpc: '2.0', id: ping, method: 'ping' }], '2025-03-26');
       c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
       c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
       const responses = messages(res).filter((m) => isObject(m) && ('result' in m || 'error' in m));
@@ -317,7 +307,7 @@ describe('jsonrpc', () => {
       const alone = await c.mcp.request(NO_SUCH_METHOD, {});
       if (isObject(finalMessage(alone)?.error)) {
         const [again, unknown] = [namedRequestId('b'), requestId()];
-        const mixed = await send([{ jsonrpc: '2.0', id: again, method: 'tools/list' }, { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} }], '2025-03-26');
+        const mixed = await send(own, [{ jsonrpc: '2.0', id: again, method: 'tools/list' }, { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} }], '2025-03-26');
         const answers = messages(mixed).filter((m) => isObject(m) && ('result' in m || 'error' in m));
         c.verify(answers.length === 2 && isObject(answers.find((m) => m.id === again)?.result), 'a batch holding an unknown method still answers its other request', 'a result for tools/list', c.brief(mixed));
         // The code (-32601) is jsonrpc-standard-error-codes's business.
@@ -326,11 +316,9 @@ describe('jsonrpc', () => {
         c.observe(`an unknown method sent alone got HTTP ${alone.status} without a JSON-RPC error: a batch holding one was not judged`);
       }
       for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
-        const later = await send([{ jsonrpc: '2.0', id: namedRequestId('b'), method: 'tools/list' }, notification], rev);
+        const later = await send(own, [{ jsonrpc: '2.0', id: namedRequestId('b'), method: 'tools/list' }, notification], rev);
         c.observe(`a batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
       }
-    } finally {
-      await own.close();
-    }
+    });
   }, { generic: true });
 });

@@ -7,7 +7,7 @@ import { bodyOf, classify, envelopeArb, showEnvelope, type Classified, type Enve
 import { responsesOf } from './jsonrpc-replies.js';
 import { freshKey } from './workspaces.js';
 import { requestId } from '../wire/request-ids.js';
-import { OwnSessions } from '../targets/own-sessions.js';
+import { withOwnSessions, type OwnSessions } from '../targets/own-sessions.js';
 
 /**
  * How the envelope properties run: a live key of their own, envelopes POSTed with it under the 2025-era
@@ -28,7 +28,7 @@ export interface EnvelopeSetup {
 }
 
 /** A live key of the check's own (no rate limit on the embedded target), and the revisions to send under. */
-async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<EnvelopeSetup> {
+async function prepareEnvelopes(c: CheckContext, purpose: string, sessions: OwnSessions): Promise<EnvelopeSetup> {
   // These envelopes are the 2025-era wire's (a 2026-07-28 server refuses any without its per-request _meta
   // first); that revision's envelope rules are the scenario rows' to check.
   if (c.target.revisions.length > 0 && c.target.revisions.every((r) => r === MODERN)) {
@@ -38,7 +38,7 @@ async function prepareEnvelopes(c: CheckContext, purpose: string): Promise<Envel
   const live = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { key });
   c.verify(live.status === 200 && isObject(responsesOf(live)[0]?.result), key === null ? 'tools/list is served (the control before the envelopes)' : 'tools/list with the key works (the control before the envelopes)', 200, c.brief(live));
   // No header (the server assumes 2025-03-26), or a 2025-era revision the target negotiates.
-  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions: new OwnSessions(c.target) };
+  return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions };
 }
 
 /**
@@ -64,14 +64,9 @@ const sent = (revisions: (Revision | undefined)[]) => fc.record({ envelope: enve
 /** One envelope sent and answered: what the judges of the envelope properties look at. */
 export interface Exchanged { envelope: Envelope; what: Classified; res: WireResponse; responses: any[]; label: string }
 
-/** Runs `search` with the envelopes' setup (prepareEnvelopes), then ends the sessions it opened. */
-export async function withEnvelopes(c: CheckContext, purpose: string, search: (s: EnvelopeSetup) => Promise<void>): Promise<void> {
-  const s = await prepareEnvelopes(c, purpose);
-  try {
-    await search(s);
-  } finally {
-    await s.sessions.close();
-  }
+/** Runs `search` with the envelopes' setup (prepareEnvelopes), then ends the sessions its ids went to. */
+export function withEnvelopes(c: CheckContext, purpose: string, search: (s: EnvelopeSetup) => Promise<void>): Promise<void> {
+  return withOwnSessions(c.target, async (sessions) => search(await prepareEnvelopes(c, purpose, sessions)));
 }
 
 /** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */

@@ -70,6 +70,16 @@ export class OwnSessions {
   }
 }
 
+/** Runs `work` with sessions of its own on `info`'s target, and ends them whatever `work` does. */
+export async function withOwnSessions<T>(info: TargetInfo, work: (own: OwnSessions) => Promise<T>): Promise<T> {
+  const own = new OwnSessions(info);
+  try {
+    return await work(own);
+  } finally {
+    await own.close();
+  }
+}
+
 /** The ids of the requests in a JSON-RPC body or batch (members with a method and an id), as JSON text. */
 export function requestIdsIn(body: unknown): string[] {
   let value = body;
