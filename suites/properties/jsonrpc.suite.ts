@@ -5,6 +5,7 @@ import { envelopeProperty, MAX_RUNS, postBody, withEnvelopes } from '../../src/p
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
 import { malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
 import { isObject } from '../../src/tool-result.js';
+import type { WireResponse } from '../../src/wire/client.js';
 
 /**
  * JSON-RPC envelopes searched rather than sampled: ids of every JSON type, members missing, extra or of the
@@ -170,6 +171,8 @@ describe.concurrent('jsonrpc properties', () => {
   // empty Array and should return nothing at all". (An empty Array is jsonrpc-invalid-request's probe.)
   check('jsonrpc-batch-2025-03-26', 'property: under 2025-03-26 a batch gets one response per request and per invalid item, none for notifications', async (c) => {
     const label = (items: Envelope[]) => `[${items.map(bodyOf).join(',')}]`;
+    /** A 4xx that carries no result: the batch refused. */
+    const refusedWithoutResult = (res: WireResponse) => res.status >= 400 && res.status < 500 && responsesOf(res).every((m) => !('result' in m));
     await withEnvelopes(c, 'jsonrpc-batches', async (s) => {
       await c.property({
         id: 'jsonrpc-batches',
@@ -190,8 +193,7 @@ describe.concurrent('jsonrpc properties', () => {
             // server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the
             // server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)."
             const accepted = res.status === 202 && res.text === '';
-            const refused = res.status >= 400 && res.status < 500 && responsesOf(res).every((m) => !('result' in m));
-            c.verify(accepted || refused, `${label(items)}: a batch of notifications only gets 202 and no body, or a 4xx`, '202 and no body, or 4xx', c.brief(res));
+            c.verify(accepted || refusedWithoutResult(res), `${label(items)}: a batch of notifications only gets 202 and no body, or a 4xx`, '202 and no body, or 4xx', c.brief(res));
             return;
           }
           // No request in it: an invalid item's error is JSON-RPC's "A Response object SHOULD exist for each Request
@@ -201,7 +203,7 @@ describe.concurrent('jsonrpc properties', () => {
           // item JSON-RPC or MCP refuses (invalid, by-position params, members JSON-RPC does not define) may be refused
           // whole with one error; a batch of well-formed requests and notifications must be answered item by item.
           const refusable = invalid.length > 0 || items.some((e) => Array.isArray(e.params?.value) || e.extras.length > 0);
-          const refusedWhole = (res.status >= 400 && res.status < 500 && responsesOf(res).every((m) => !('result' in m)))
+          const refusedWhole = refusedWithoutResult(res)
             || (isObject(res.json) && !Array.isArray(res.json) && isObject(res.json.error));
           if (refusable && refusedWhole) return;
           if (res.messages === undefined && !Array.isArray(res.json)) {
