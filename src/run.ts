@@ -14,6 +14,7 @@ import { referenceLimitsInForce, resolveRunLimits } from './limits.js';
 import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
+import { closeRunPool } from './wire/connections.js';
 import { QUICK_BUDGET, timeBoxOf } from './property.js';
 import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
 import { claimReportDir, conformanceSecrets, writeReports } from './reports/index.js';
@@ -70,6 +71,9 @@ export function runConformance(options: RunOptions): Promise<Results> {
     } catch (err) {
       if (err instanceof Error) err.message = scrubText(err.message, conformanceSecrets(options));
       throw err;
+    } finally {
+      // The run's connections end with it: the next run in this process starts with none (src/wire/connections.ts).
+      await closeRunPool();
     }
   });
 }

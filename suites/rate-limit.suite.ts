@@ -81,13 +81,13 @@ async function burst(target: TargetInfo, key: string | undefined, secrets: strin
         if (!b.first429) {
           b.elapsedMs = Math.round(performance.now() - started);
           b.bound = stopAbove?.(b.elapsedMs);
-          b.first429 = { res, exchange: log[0]! };
+          b.first429 = { res, exchange: log.at(-1)! };
         }
         stopped ??= '429';
-        b.last429 = { res, exchange: log[0]!, receivedAt: performance.now() };
+        b.last429 = { res, exchange: log.at(-1)!, receivedAt: performance.now() };
       } else {
         if (!b.first429) b.served += 1;
-        if (res.status === 200) b.ok ??= { res, exchange: log[0]! };
+        if (res.status === 200) b.ok ??= { res, exchange: log.at(-1)! };
       }
     }
   }));

@@ -3,6 +3,7 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
+import { runFetch } from '../wire/connections.js';
 import { bucketOf, OUTSIDE_A_CHECK, runPacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
 import { runKeys, requestLine } from '../wire/key-sightings.js';
 
@@ -28,7 +29,7 @@ export interface RecordingFetch {
 export function recordingFetch(log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => OUTSIDE_A_CHECK): RecordingFetch {
   const reading = new Set<Promise<void>>();
   const stops = new Set<() => void>();
-  const refusing = noRedirectFetch(fetch, () => secrets);
+  const refusing = noRedirectFetch(runFetch, () => secrets);
   const recorded = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const started = performance.now();
     const headers = Object.fromEntries(new Headers(init?.headers).entries());

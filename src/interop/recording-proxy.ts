@@ -1,9 +1,10 @@
-import { request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { bucketOf, runPacer } from '../budget/pacer.js';
 import { addSpent } from '../budget/tally.js';
-import { clip, isStaleConnection, round } from '../wire/client.js';
+import { clip, round } from '../wire/client.js';
+import { isStaleConnection } from '../wire/connections.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
@@ -57,10 +58,15 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
   let throttled: string | undefined;
   const open = new Set<ServerResponse>();
 
-  const send = (method: string, path: string, headers: Record<string, string>, body: Buffer) =>
+  // The proxy's own kept-alive connections, closed with it (node's global agent keeps them past the run), idle
+  // for at most 2 s: node's servers close an idle connection after 5 s, the same as the global agent's timeout,
+  // and on a busy machine that race is lost often. A request that met a dead one goes once more on a new connection.
+  const https = upstream.protocol === 'https:';
+  const agent = https ? new HttpsAgent({ keepAlive: true, timeout: 2_000 }) : new HttpAgent({ keepAlive: true, timeout: 2_000 });
+  const send = (method: string, path: string, headers: Record<string, string>, body: Buffer, fresh: boolean) =>
     new Promise<IncomingMessage>((resolve, reject) => {
-      const make = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = make({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method, path, headers: { ...headers, host: upstream.host } }, resolve);
+      const make = https ? httpsRequest : httpRequest;
+      const req = make({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method, path, headers: { ...headers, host: upstream.host }, agent: fresh ? false : agent }, resolve);
       req.on('error', reject);
       req.end(body.length > 0 ? body : undefined);
     });
@@ -73,6 +79,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     const headers = Object.fromEntries(Object.entries(plainHeaders(req.headers)).filter(([k]) => !HOP_BY_HOP.has(k)));
     const body = await readBody(req);
     const bucket = bucketOf(mcpUrl, headers);
+    let stale = false;
     for (let attempt = 0; ; attempt += 1) {
       await runPacer().before(bucket);
       const started = performance.now();
@@ -85,10 +92,13 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       addSpent({ requests: 1 });
       let up: IncomingMessage;
       try {
-        up = await send(method, path, headers, body);
+        up = await send(method, path, headers, body, stale);
       } catch (err) {
         record.error = redact(`${(err as Error).name}: ${(err as Error).message}`, secrets());
-        if (attempt === 0 && isStaleConnection(err)) continue;
+        if (!stale && isStaleConnection(err)) {
+          stale = true;
+          continue;
+        }
         res.destroy();
         return;
       }
@@ -154,6 +164,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       for (const res of open) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { runPool } from '../wire/connections.js';
 import type { TargetInfo } from '../target-info.js';
 
 /**
@@ -7,7 +8,7 @@ import type { TargetInfo } from '../target-info.js';
  */
 export async function adminPost(admin: NonNullable<TargetInfo['admin']>, path: string, body: unknown): Promise<{ status: number; json: () => unknown }> {
   const res = await request(`${admin.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    dispatcher: runPool(), method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
   const text = await res.body.text();
   return { status: res.statusCode, json: () => JSON.parse(text) as unknown };

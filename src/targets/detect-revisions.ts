@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { runPool } from '../wire/connections.js';
 import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
@@ -16,6 +17,7 @@ interface Probe {
 async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
   addSpent({ requests: 1 });
   return request(info.mcpUrl, {
+    dispatcher: runPool(),
     method,
     headers: { ...headers, ...info.headers, ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),

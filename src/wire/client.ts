@@ -1,4 +1,4 @@
-import { request as undiciRequest } from 'undici';
+import { request as undiciRequest, type Dispatcher } from 'undici';
 import { bucketOf, OUTSIDE_A_CHECK, runPacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
 import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
@@ -8,6 +8,7 @@ import type { Exchange, SseEvent } from './exchange.js';
 import { runKeys, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
+import { isStaleConnection, onFreshConnection, runPool } from './connections.js';
 import { createSseReader } from './sse-reader.js';
 
 export interface WireRequest {
@@ -86,19 +87,11 @@ export class WireClient {
    * (`Throttled`, src/budget/pacer.ts): the service kept it from judging.
    */
   async request(url: string, req: WireRequest = {}): Promise<WireResponse> {
-    if (this.options.pace === false) return this.once(url, req);
+    if (this.options.pace === false) return this.sent(url, req);
     const bucket = bucketOf(url, req.headers ?? {});
     for (let attempt = 0; ; attempt++) {
       await runPacer().before(bucket, this.waitRoom());
-      let res: WireResponse;
-      try {
-        res = await this.once(url, req);
-      } catch (err) {
-        // A kept-alive connection the server closed just as it was reused fails before any reply (undici does
-        // not retry a POST): that is the connection's end, not the server's answer, so it is sent once more.
-        if (attempt === 0 && isStaleConnection(err) && !req.signal?.aborted) continue;
-        throw err;
-      }
+      const res = await this.sent(url, req);
       if (req.throttleIsAnswer) {
         runPacer().learn(bucket, res.status, res.headers);
         return res;
@@ -107,6 +100,20 @@ export class WireClient {
       if (throttled) throw new Throttled(throttled.message, { status: res.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }), attempts: attempt + 1 });
       if (!again) return res;
       // Sent again once the pacer's `before` has waited out the bucket the 429 held.
+    }
+  }
+
+  /**
+   * Sends one request through the run's pool. A kept-alive connection the server closed as it was reused fails
+   * before any reply (undici does not retry a POST): the connection's end, not the server's answer, so the
+   * request is sent once more, on a connection of its own (src/wire/connections.ts says why not the pool's).
+   */
+  private async sent(url: string, req: WireRequest): Promise<WireResponse> {
+    try {
+      return await this.once(url, req, runPool());
+    } catch (err) {
+      if (!isStaleConnection(err) || req.signal?.aborted || this.options.signal?.aborted || passedDeadline(err) || err instanceof TargetLost) throw err;
+      return onFreshConnection(url, (dispatcher) => this.once(url, req, dispatcher));
     }
   }
 
@@ -129,7 +136,7 @@ export class WireClient {
     if (sighting) this.keySightings.push(sighting);
   }
 
-  private async once(url: string, req: WireRequest): Promise<WireResponse> {
+  private async once(url: string, req: WireRequest, dispatcher: Dispatcher): Promise<WireResponse> {
     const method = req.method ?? (req.json !== undefined || req.raw !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...req.headers };
     let body: string | Uint8Array | undefined = req.raw;
@@ -160,7 +167,7 @@ export class WireClient {
     /** The reply, for the key sightings once it is recorded. */
     let inspected: InspectedReply | undefined;
     try {
-      const res = await undiciRequest(url, { method: method as 'POST', headers, body, signal: abort.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await undiciRequest(url, { dispatcher, method: method as 'POST', headers, body, signal: abort.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const headersAt = performance.now() - started;
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
@@ -241,14 +248,6 @@ export function passedDeadline(err: unknown): boolean {
   return typeof err === 'object' && err !== null && DEADLINE in err;
 }
 
-/**
- * A kept-alive connection the server closed just as it was reused: it fails before any reply, and node's
- * clients do not retry a POST, so the request is sent once more (the connection's end, not the server's answer).
- */
-export function isStaleConnection(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET' || /other side closed/.test(e.message ?? '');
-}
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
