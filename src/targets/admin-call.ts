@@ -1,5 +1,4 @@
-import { request } from 'undici';
-import { runPool } from '../wire/connections.js';
+import { poolRequest } from '../wire/connections.js';
 import type { TargetInfo } from '../target-info.js';
 
 /**
@@ -7,8 +6,8 @@ import type { TargetInfo } from '../target-info.js';
  * token. The status and the reply as sent; each caller decides what an answer means.
  */
 export async function adminPost(admin: NonNullable<TargetInfo['admin']>, path: string, body: unknown): Promise<{ status: number; json: () => unknown }> {
-  const res = await request(`${admin.url}${path}`, {
-    dispatcher: runPool(), method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  const res = await poolRequest(`${admin.url}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
   const text = await res.body.text();
   return { status: res.statusCode, json: () => JSON.parse(text) as unknown };

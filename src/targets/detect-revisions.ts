@@ -1,5 +1,4 @@
-import { request } from 'undici';
-import { runPool } from '../wire/connections.js';
+import { poolRequest } from '../wire/connections.js';
 import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
@@ -16,8 +15,7 @@ interface Probe {
 /** One request of the detection to the endpoint with the target's headers and key, counted in the run's ledger. */
 async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
   addSpent({ requests: 1 });
-  return request(info.mcpUrl, {
-    dispatcher: runPool(),
+  return poolRequest(info.mcpUrl, {
     method,
     headers: { ...headers, ...info.headers, ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),

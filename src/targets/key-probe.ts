@@ -1,11 +1,10 @@
-import { request } from 'undici';
-import { runPool } from '../wire/connections.js';
+import { poolRequest } from '../wire/connections.js';
 import { TargetError } from './target.js';
 
 /** One POST before a run: its status (the body is read and dropped), or a TargetError when nothing answers. */
 export async function postStatus(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
   try {
-    const res = await request(url, { dispatcher: runPool(), method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await poolRequest(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     await res.body.dump();
     return res.statusCode;
   } catch (err) {

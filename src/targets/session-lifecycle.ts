@@ -1,5 +1,4 @@
-import { request } from 'undici';
-import { runPool } from '../wire/connections.js';
+import { poolRequest } from '../wire/connections.js';
 import { addSpent } from '../budget/tally.js';
 import type { Revision } from '../catalog/types.js';
 import type { TargetInfo } from '../target-info.js';
@@ -54,8 +53,8 @@ export function sessionHeaders(revision: Revision, sessionId: string | undefined
 
 async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
   addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-  const res = await request(info.mcpUrl, {
-    dispatcher: runPool(), method, headers, ...(body !== undefined && { body: JSON.stringify(body) }),
+  const res = await poolRequest(info.mcpUrl, {
+    method, headers, ...(body !== undefined && { body: JSON.stringify(body) }),
     headersTimeout: HOUSEKEEPING_TIMEOUT_MS, bodyTimeout: HOUSEKEEPING_TIMEOUT_MS,
   });
   // The body is not needed (an initialize result is the suites' business), but it must be consumed.

@@ -1,4 +1,4 @@
-import { Agent, Client, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent, Client, fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
 import { scoped, slot } from '../kit/run-scope.js';
 
 /**
@@ -69,3 +69,18 @@ export const runFetch: Fetch = async (input, init) => {
     return onFreshConnection(String(input), send);
   }
 };
+
+type RequestOptions = NonNullable<Parameters<typeof undiciRequest>[1]>;
+
+/**
+ * undici's request through the run's pool, for the harness's housekeeping (revision detection, sessions, the
+ * admin channel): a request whose pooled connection was dead before any reply goes once more on its own.
+ */
+export async function poolRequest(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData<unknown>> {
+  try {
+    return await undiciRequest(url, { ...options, dispatcher: runPool() });
+  } catch (err) {
+    if (!isStaleConnection(err) || (options.signal as AbortSignal | undefined)?.aborted) throw err;
+    return onFreshConnection(url, (dispatcher) => undiciRequest(url, { ...options, dispatcher }));
+  }
+}
