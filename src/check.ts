@@ -7,7 +7,8 @@ import { recordingFetch, type RecordingFetch } from './interop/recording-fetch.j
 import { finalMessage, McpSession } from './mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
 import { primaryRevision } from './revision-wire.js';
-import { CheckFailure, isVerdict, NotTestable, TargetLost, type CheckRecord, type InteropTag } from './verdict.js';
+import { CheckFailure, harnessCause, isVerdict, NotTestable, TargetLost, type CheckRecord, type InteropTag } from './verdict.js';
+import { stalledMs } from './kit/harness-load.js';
 import { lostExchange, targetGone } from './wire/target-liveness.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -292,7 +293,11 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
     if ((await Promise.race([judged, deadline])) === 'deadline') {
       abort.abort(new Error('the check\'s deadline'));
       judged.catch(() => {}); // it ends as it may: its verdict is no longer wanted
-      return { ...record, observations: [...record.observations], wire: [...wire], status: 'error', message: `harness error: the check did not end within its deadline of ${deadlineMs} ms`, durationMs: Math.round(performance.now() - started) };
+      const durationMs = Math.round(performance.now() - started);
+      // Held up by the harness's own machine for a good part of it: not the check's fault, nor the service's.
+      const held = stalledMs(started);
+      if (held >= 0.25 * deadlineMs) return { ...record, observations: [...record.observations], wire: [...wire], status: 'not-testable', reason: `not judged: the check did not end within its deadline of ${deadlineMs} ms, while the harness's own event loop was held ${Math.round(held)} ms of it (its machine was starved)`, durationMs };
+      return { ...record, observations: [...record.observations], wire: [...wire], status: 'error', message: `harness error: the check did not end within its deadline of ${deadlineMs} ms`, durationMs };
     }
     record.status = 'pass';
   } catch (err) {
@@ -325,6 +330,13 @@ async function judge(record: CheckRecord, err: unknown, wire: readonly Exchange[
   }
   const found = (err as { property?: PropertyRecord }).property;
   if (found) record.property = found;
+  // The harness's own machine held it up (src/kit/harness-load.ts): nothing is known of the service.
+  const starved = harnessCause(err) ?? harnessCause(found ? (err as { cause?: unknown }).cause : undefined);
+  if (starved) {
+    record.status = 'not-testable';
+    record.reason = starved;
+    return;
+  }
   record.status = 'fail';
   record.message = err instanceof Error ? err.message : String(err);
   // The harness's own breakage (a TypeError in a suite) says nothing about the service: the run errs.

@@ -1,3 +1,4 @@
+import type { HarnessLoad } from './kit/harness-load.js';
 import { CATALOG } from './catalog/index.js';
 import { REVISIONS, type Level, type Requirement, type Revision } from './catalog/types.js';
 import type { CheckRecord, RequirementStatus } from './verdict.js';
@@ -98,6 +99,8 @@ export interface Results {
   propertyBudget?: { budgetMs: number; searches: number; timeBoxMs: number };
   /** Set when the target stopped answering mid-run: the run then has no verdict (exit 2). */
   targetLost?: TargetLoss;
+  /** How busy the harness's own machine was during the run (src/kit/harness-load.ts). */
+  harness?: HarnessLoad;
   /** Why the run passes or fails, in one line. */
   verdict: string;
   /** 0 conforms, 1 does not, 2 the harness erred (no verdict). */

@@ -15,6 +15,7 @@ import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive
 import type { TargetInfo } from './target-info.js';
 import { WireClient } from './wire/client.js';
 import { closeRunPool } from './wire/connections.js';
+import { measureHarnessLoad } from './kit/harness-load.js';
 import { QUICK_BUDGET, timeBoxOf } from './property.js';
 import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
 import { claimReportDir, conformanceSecrets, writeReports } from './reports/index.js';
@@ -84,6 +85,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   claimReportDir(resolve(options.reportDir));
   const startedAt = new Date();
   const started = performance.now();
+  const machine = measureHarnessLoad();
   // The suites load while the target starts (the embedded server starts in a thread of its own).
   const loading = loadChecks();
   loading.catch(() => {}); // awaited below; a target that fails first must not leave it unhandled
@@ -180,6 +182,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
     consumption,
     ...(propertyBudget && { propertyBudget }),
     ...(loss && { targetLost: loss }),
+    harness: machine.stop(),
     verdict,
     exitCode,
   };

@@ -94,6 +94,22 @@ export class TargetLost extends Error {
   }
 }
 
+const HARNESS_CAUSE = Symbol.for('mcp-harness.harness-cause');
+
+/**
+ * Tags an error the harness's own machine caused (a deadline that passed while the harness's event loop was
+ * held): the check that met it is not testable with `reason`, never the service's failure nor a harness error.
+ */
+export function markHarnessCause<E>(err: E, reason: string): E {
+  if (err && typeof err === 'object') Object.defineProperty(err, HARNESS_CAUSE, { value: reason });
+  return err;
+}
+
+/** The reason an error is the harness's machine's doing, when it is tagged so. */
+export function harnessCause(err: unknown): string | undefined {
+  return err && typeof err === 'object' ? (err as { [HARNESS_CAUSE]?: string })[HARNESS_CAUSE] : undefined;
+}
+
 const SERVICE_FAULT = Symbol.for('mcp-harness.service-fault');
 
 /**

@@ -36,6 +36,7 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   }
   console.log(scrubLine([results.verdict, ...consoleFindings(results), totalsLine(results)].join('\n'), secrets));
   if (results.consumption) console.log(`consumed: ${describeConsumption(results.consumption)}`);
+  if (results.harness?.busy) console.log(`harness: ${results.harness.busy}`);
   const searches = describeSearches(results);
   if (searches) console.log(`properties: ${searches}`);
   console.log(`reports:\n${REPORT_FILES.map((f) => `  ${join(resolve(options.reportDir), f)}`).join('\n')}`);

@@ -188,6 +188,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
     `Target ${target}, profile ${mdCode(results.profile)}, protocol ${mdCode(results.protocolRevision)}, seed ${mdCode(String(results.seed))}${results.strict ? ', strict' : ''}; ${(results.durationMs / 1000).toFixed(1)} s; ${mdText(`${results.tool.name} ${results.tool.version}, started ${results.startedAt}`)}.`,
     '',
     ...(results.consumption ? [`Consumed: ${mdText(describeConsumption(results.consumption))}.`, ''] : []),
+    ...(results.harness?.busy ? [`Harness: ${mdText(results.harness.busy)}.`, ''] : []),
     '| Status | Requirements |',
     '|---|---:|',
     `| pass | ${t.pass} |`,

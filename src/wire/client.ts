@@ -1,7 +1,8 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { bucketOf, OUTSIDE_A_CHECK, runPacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
-import { markServiceFault, TargetLost, Throttled } from '../verdict.js';
+import { markHarnessCause, markServiceFault, TargetLost, Throttled } from '../verdict.js';
+import { stalledMs } from '../kit/harness-load.js';
 import { isConnectionError, targetGone } from './target-liveness.js';
 import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';
 import type { Exchange, SseEvent } from './exchange.js';
@@ -225,7 +226,12 @@ export class WireClient {
       if (!abort.signal.aborted && isConnectionError(err) && await targetGone(url)) throw new TargetLost(`${method} ${new URL(url).pathname} at ${record.startedAt}: ${record.error}`);
       // The request's own deadline (not the check's): callers that chose it may judge it apart (passedDeadline).
       const code = (err as { code?: unknown }).code;
-      if (deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') markDeadline(err);
+      if (deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        markDeadline(err);
+        // Its deadline passed while the harness's own event loop was held: the reply may have come in time.
+        const held = stalledMs(started);
+        if (held >= STARVED_SHARE * timeoutMs) markHarnessCause(err, `not judged: the request's deadline of ${timeoutMs} ms passed while the harness's own event loop was held ${Math.round(held)} ms of it (its machine was starved), so a reply in time could not have been read`);
+      }
       // No reply, a reset, a deadline: the service's doing, judged as its failure (not the harness's error).
       throw markServiceFault(err);
     } finally {
@@ -238,6 +244,9 @@ export class WireClient {
 }
 
 const DEADLINE = Symbol('request deadline');
+
+/** The share of a request's deadline the harness's event loop must have been held for the deadline to be the harness's doing. */
+const STARVED_SHARE = 0.25;
 
 function markDeadline(err: unknown): void {
   if (err && typeof err === 'object') Object.defineProperty(err, DEADLINE, { value: true });
