@@ -6,8 +6,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Limits on hangs, not on speed: a test ends when its condition holds, and a slow or busy machine (issue 33:
+    // 1.7x slower, or both cores taken by other work, `npm run test:busy`) must not fail it for being slow.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // A test file's process serves the next file (its imports stay loaded; the file itself runs afresh): a new
     // process per file would load vitest and the harness again. The files leave nothing another depends on: no

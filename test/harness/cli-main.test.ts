@@ -130,5 +130,5 @@ await main({ usage: 'Usage: command <what>', scrub: (text) => text.replaceAll(${
     const signal = await run('signal');
     expect(signal.code, signal.stderr).toBe(143);
     expect(signal.stderr).toBe('');
-  }, 30_000);
+  }, 60_000);
 });

@@ -96,11 +96,11 @@ describe('a busy engine is waited for, not taken for an absent one', () => {
     const deps: Partial<EngineDeps> = { findPodman: () => '/usr/bin/podman', startService: async () => { throw new Error('started a second service'); } };
     const engine = await ensureContainerEngine({ env: { PODMAN_SOCKET: socketPath }, deps });
     expect(engine).toMatchObject({ dockerHost: `unix://${socketPath}`, started: false });
-  }, 20_000);
+  }, 60_000);
 
   it.concurrent('the container target\'s engine check passes on it, base image included', async () => {
     await expect(checkEngine('localhost/canvas-node-base', `unix://${socketPath}`)).resolves.toBeUndefined();
-  }, 20_000);
+  }, 60_000);
 
   it.concurrent('an engine that is not there still fails at once, with the setup hint', async () => {
     const t = performance.now();

@@ -27,8 +27,9 @@ describe.concurrent('a broken or gated service gets a verdict and its reports', 
   it.each(BROKEN_SERVICES.map((b) => [b.name, b] as const))('%s', async (_name, broken) => {
     const server = await startServer(VARIANT_CONFIG, broken.middleware);
     try {
-      // The issue's bound: a run against such a service ends in under 60 s; past it the pool kills the run.
-      const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, '--seed', '7'], 60_000);
+      // A bound on a hang (issue 24's 60 s, on a quiet machine; here generous for a slow or busy one, issue 33):
+      // a run that never ends is killed by the pool and fails the test without a results.json.
+      const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, '--seed', '7'], 240_000);
       expect(run.results, `${broken.name}: ${run.stderr}`).toBeDefined();
       const results = run.results!;
       expectValid(results);
@@ -41,7 +42,7 @@ describe.concurrent('a broken or gated service gets a verdict and its reports', 
     } finally {
       await server.close();
     }
-  }, 90_000);
+  }, 300_000);
 });
 
 describe('a target that stops answering mid-run', () => {
@@ -60,7 +61,7 @@ describe('a target that stops answering mid-run', () => {
       closed ??= server.close();
     };
     try {
-      const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, '--seed', '7'], 90_000);
+      const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, '--seed', '7'], 240_000);
       expect(run.results, run.stderr).toBeDefined();
       const results = run.results!;
       expectValid(results);
@@ -79,5 +80,5 @@ describe('a target that stops answering mid-run', () => {
       stop();
       await closed;
     }
-  }, 120_000);
+  }, 300_000);
 });

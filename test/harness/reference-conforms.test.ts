@@ -25,4 +25,4 @@ it('the reference server conforms: no failure, no warning, nothing untested', as
   // 20 searches: one per rule of a JSON-RPC response, and notifications accepted and refused apart (suites/properties/jsonrpc.suite.ts).
   expect(r.propertyBudget).toEqual({ budgetMs: QUICK_BUDGET.budgetMs, searches: 20, timeBoxMs: Math.floor(QUICK_BUDGET.budgetMs! / 20) });
   expect(run.code).toBe(0);
-}, 180_000);
+}, 300_000);

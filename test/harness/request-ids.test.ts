@@ -39,7 +39,7 @@ describe('servers that hold the harness to the rule (fixtures/third-party/ts-v1/
       startThirdParty('ts-v1', 'stateful', { ID_REUSE: 'refuse' }),
       startThirdParty('ts-v1', 'stateful', { ID_REUSE: 'drop' }),
     ]);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await Promise.all(Object.values(servers).map((s) => s?.stop()));
   });

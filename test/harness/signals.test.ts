@@ -94,7 +94,7 @@ describe('a signal to `npm run <command>`', () => {
     expect(await exited).toBe(code);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(started.filter(alive)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 
   it('conformance, SIGTERM while the SDK clients run: exit 143, no process left', async () => {
     const npm = spawn('npm', ['run', '-s', 'conformance', '--', '--only', 'interop-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { cwd: PACKAGE_ROOT, stdio: 'ignore' });

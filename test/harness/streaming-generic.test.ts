@@ -18,7 +18,7 @@ describe('streaming rows for any server', () => {
   const servers: Partial<Record<'plain' | 'silent', RunningServer>> = {};
   beforeAll(async () => {
     [servers.plain, servers.silent] = await Promise.all([startThirdParty('ts-v1', 'stateless'), startThirdParty('ts-v1', 'stateless', { NO_PROGRESS: '1' })]);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await Promise.all(Object.values(servers).map((s) => s?.stop()));
   });

@@ -56,7 +56,7 @@ for (const [server, mode] of TARGETS) {
     let running: RunningServer;
     beforeAll(async () => {
       running = await startThirdParty(server, mode);
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       await running?.stop();
     });

@@ -167,7 +167,7 @@ describe.concurrent('usage errors exit 2 before any traffic', () => {
     expect(run.stderr).not.toMatch(/^target:/m);
     expect(run.ms).toBeLessThan(15_000);
     expect(hasReports(dir)).toBe(false);
-  }, 30_000);
+  }, 60_000);
 
   it('exits 2 when the target cannot be reached', async () => {
     const dir = join(root, 'unreachable');
@@ -178,7 +178,7 @@ describe.concurrent('usage errors exit 2 before any traffic', () => {
     expect(run.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('target: '))).toHaveLength(1);
     expect(run.stderr).not.toContain('Usage:');
     expect(hasReports(dir)).toBe(false);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the API key never shows', () => {

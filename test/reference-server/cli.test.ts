@@ -75,7 +75,7 @@ describe.concurrent('reference server command', { timeout: 90_000 }, () => {
     } finally {
       child.kill('SIGTERM');
     }
-  }, 30_000);
+  }, 60_000);
 
   it('takes the public base URL from --public-base-url or PUBLIC_BASE_URL, and binds 0.0.0.0 reachably', async () => {
     for (const [args, env] of [[['--public-base-url', 'https://canvas.example.com'], {}], [[], { PUBLIC_BASE_URL: 'https://canvas.example.com' }]] as const) {
@@ -91,7 +91,7 @@ describe.concurrent('reference server command', { timeout: 90_000 }, () => {
         child.kill('SIGTERM');
       }
     }
-  }, 30_000);
+  }, 60_000);
 
   it.each([
     [['--public-base-url', 'https://x.example.com/app'], /publicBaseUrl/],

@@ -239,7 +239,8 @@ describe('SMTP configured', () => {
     const reply = await bootstrapOn(server, bootstrapBody());
     expect(reply.status, reply.text).toBe(201);
     expect(reply.json.claimEmail).toBe('failed');
-    expect(reply.ms).toBeLessThan(3000);
+    // A refused connection fails at once; the bound is one on a hang, generous for a slow machine.
+    expect(reply.ms).toBeLessThan(10_000);
     // The key is usable even though no mail went out.
     const list = await fetch(server.mcpUrl, {
       method: 'POST',
@@ -265,6 +266,7 @@ describe('SMTP configured', () => {
     const reply = await bootstrapOn(server, bootstrapBody());
     expect(reply.status, reply.text).toBe(201);
     expect(reply.json.claimEmail).toBe('pending');
-    expect(reply.ms).toBeLessThan(6000);
+    // Well before nodemailer's 30 s greeting timeout, however slow this machine is.
+    expect(reply.ms).toBeLessThan(15_000);
   });
 });
