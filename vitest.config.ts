@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-connections.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     // Limits on hangs, not on speed: a test ends when its condition holds, and a slow or busy machine (issue 33:
     // 1.7x slower, or both cores taken by other work, `npm run test:busy`) must not fail it for being slow.

@@ -150,7 +150,10 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     }
   };
 
-  const server = createServer((req, res) => {
+  // The client's side closes an idle connection first (the TypeScript SDKs' fetch after 4 s, httpx after 5 s, Go's transport after 90 s):
+  // were the proxy to close it at node's 5 s, a busy machine would have a client send on a closed connection,
+  // the harness's own race presented as the client's failure ("fetch failed"). The proxy's close() ends them all.
+  const server = createServer({ keepAliveTimeout: 120_000 }, (req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
