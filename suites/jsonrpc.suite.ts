@@ -5,6 +5,10 @@ import type { WireResponse } from '../src/wire/client.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import { withOwnSessions, type OwnSessions } from '../src/targets/own-sessions.js';
 import type { Revision } from '../src/catalog/types.js';
+import { rawMember } from '../src/properties/jsonrpc-replies.js';
+
+/** Integer ids that a float64 (beyond 2^53) or an int64 (beyond 2^63) cannot hold exactly. */
+const BEYOND_FLOAT64_IDS = ['9007199254740993', '-9007199254740995', '9223372036854775296'];
 
 const MODERN = '2026-07-28';
 const NO_SUCH_METHOD = 'conformance/no-such-method';
@@ -127,9 +131,14 @@ describe('jsonrpc', () => {
       id, res: await c.mcp.request(method, params, { id, headers: await own.headersFor({ id, method }, c.mcp.revision) }),
     });
     const ids: (string | number)[] = ['abc', '', '0', 0, 42, -7, Number.MAX_SAFE_INTEGER];
-    const results = await withOwnSessions(c.target, (own) => Promise.all([
-      ...ids.map((id) => send(own, 'tools/list', undefined, id)),
-      ...['e-1', 0].map((id) => send(own, NO_SUCH_METHOD, {}, id)),
+    // Integers beyond 2^53 and 2^63, written exactly: always sent here, so a server that echoes them through a
+    // float64 or an int64 fails every run, not only the runs whose envelope search happened to draw one.
+    const sendRaw = async (own: OwnSessions, raw: string) => ({
+      raw, res: await c.mcp.post(undefined, { raw: `{"jsonrpc":"2.0","id":${raw},"method":"tools/list"}`, headers: await own.headersFor({ id: Number(raw), method: 'tools/list' }, c.mcp.revision) }),
+    });
+    const [results, exact] = await withOwnSessions(c.target, (own) => Promise.all([
+      Promise.all([...ids.map((id) => send(own, 'tools/list', undefined, id)), ...['e-1', 0].map((id) => send(own, NO_SUCH_METHOD, {}, id))]),
+      Promise.all(BEYOND_FLOAT64_IDS.map((raw) => sendRaw(own, raw))),
     ]));
     let judged = 0;
     for (const { id, res } of results) {
@@ -139,6 +148,15 @@ describe('jsonrpc', () => {
       if (res.status >= 400 && !isObject(msg)) continue;
       judged += 1;
       c.verify(isObject(msg) && msg.id === id, `request id ${JSON.stringify(id)} (${typeof id}) is echoed unchanged`, id, isObject(msg) ? msg.id : c.brief(res));
+    }
+    for (const { raw, res } of exact) {
+      const text = res.events ? res.events.at(-1)?.data ?? '' : res.text;
+      if (res.status >= 400 && !isObject(finalMessage(res))) continue;
+      judged += 1;
+      // As the envelope property judges it: digit for digit, or the request refused with id null ("If there was an
+      // error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null").
+      const echoed = rawMember(text.trim(), 'id');
+      c.verify(echoed === raw || echoed === 'null', `request id ${raw} (an integer beyond 2^53) is echoed digit for digit, or refused with id null`, `${raw} or null`, echoed ?? c.brief(res));
     }
     if (judged === 0) c.notTestable('every probe was refused at the HTTP level without a JSON-RPC response: no reply id to judge');
   }, { generic: true });
