@@ -3,6 +3,7 @@ import { check, type CheckContext, describe } from '../src/check.js';
 import { epochNow, watchStalls, type StallWatch } from '../src/interop/machine.js';
 import { blameTimeout, TIMEOUT_TEXT } from '../src/interop/timeout-blame.js';
 import { fill } from '../src/profile.js';
+import type { TargetInfo } from '../src/target-info.js';
 import { Throttled } from '../src/verdict.js';
 
 /**
@@ -14,6 +15,11 @@ import { Throttled } from '../src/verdict.js';
 const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
 const MODERN = '2026-07-28';
 const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '0.1.0' };
+/**
+ * Connect, tools/list, the profile's setup and the call may each wait out the run's per-request deadline: the
+ * default 30 s check deadline is three of them, and on a starved machine it ended the check as the harness's error.
+ */
+const SDK_CHECK_TIMEOUT = (target: TargetInfo) => 20_000 + 4 * target.timeoutMs;
 
 /**
  * "What the harness's own machine causes is never the service's fault" (issue 33): an SDK request that timed
@@ -135,12 +141,12 @@ describe.concurrent('interop: the official SDK client', () => {
       if (c.revision && LEGACY.includes(c.revision)) c.verify(negotiated === c.revision, `the SDK client offering ${c.revision} settles on it`, c.revision, negotiated);
       await listTools(c, client, watch);
     });
-  }, { generic: true });
+  }, { generic: true, timeout: SDK_CHECK_TIMEOUT });
 
   // "The body carries progress notifications, then ends with a final `result` event."
   check('interop-sdk-legacy-streaming', 'the official SDK client (2025 handshake) gets progress, then the result, from a streaming tool', async (c) => {
     await withSdkClient(c, 'legacy', (client, watch) => streamThroughSdk(c, client, watch));
-  });
+  }, { timeout: SDK_CHECK_TIMEOUT });
 
   // "Every MCP-capable client uses the same endpoint and the same way of authenticating." (the 2026-07-28 wire,
   // which this target offers in server/discover: an auto-negotiating client must end up on it)
@@ -150,7 +156,7 @@ describe.concurrent('interop: the official SDK client', () => {
       c.verify(negotiated === MODERN, 'server/discover offers 2026-07-28, so the auto-negotiating SDK client selects it', MODERN, negotiated);
       await listTools(c, client, watch);
     });
-  }, { generic: true });
+  }, { generic: true, timeout: SDK_CHECK_TIMEOUT });
 
   // "The body carries progress notifications, then ends with a final `result` event." (on the 2026-07-28 wire)
   check('interop-sdk-modern-streaming', 'the official SDK client on 2026-07-28 gets progress, then the result, from a streaming tool', async (c) => {
@@ -159,5 +165,5 @@ describe.concurrent('interop: the official SDK client', () => {
       c.verify(negotiated === MODERN, 'the auto-negotiating SDK client is on the 2026-07-28 wire', MODERN, negotiated);
       await streamThroughSdk(c, client, watch);
     });
-  });
+  }, { timeout: SDK_CHECK_TIMEOUT });
 });

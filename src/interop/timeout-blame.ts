@@ -139,7 +139,10 @@ export function blameTimeout(w: TimedWait): Blame {
   const parts = [
     sent.length === 0
       ? 'no request of it reached the service in that time (its transport was still starting)'
-      : `of its ${sent.length} request(s) the service answered ${answered} completely within ${Math.round(slowest)} ms${open > 0 ? ` and had ${open} open for only ${Math.round(openLongest)} ms of the harness's attention` : ''} (the deadline: ${w.deadlineMs} ms)`,
+      : `of its ${sent.length} request(s) the service ${[
+        ...(answered > 0 ? [`answered ${answered} completely within ${Math.round(slowest)} ms`] : []),
+        ...(open > 0 ? [`had ${open} open for only ${Math.round(openLongest)} ms of the harness's attention (its stalls left out)`] : []),
+      ].join(' and ')} (the deadline: ${w.deadlineMs} ms)`,
     ...(startup > 0 && sent.length > 0 ? [`${seconds(startup)} went by before its first request reached the service (the client's start-up: its runtime, its transport, a stdio proxy it spawns)`] : []),
     ...(stalled > 0 ? [`the harness's own event loop stalled for ${seconds(stalled)} of it (replies waited unread)`] : []),
   ];
