@@ -12,7 +12,8 @@ import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
 import { CLIENTS, type ClientId } from './clients.js';
 import { startRecordingProxy } from './recording-proxy.js';
-import { runClient, type ClientRun } from './run-client.js';
+import { runClient, STARTUP_GRACE_MS, type ClientRun } from './run-client.js';
+import { epochNow, measureStartup, startupAllowance, watchStalls, type Stall } from './machine.js';
 
 /**
  * The interop matrix: every selected SDK client runs the same script (src/interop/clients/README.md) over
@@ -69,6 +70,10 @@ export interface Matrix {
   /** The matrix's own requests before the clients ran: the bootstrap of its workspace, the profile's setup calls. */
   setupWire: Exchange[];
   wallMs: number;
+  /** The deadline of one request the clients were given: the run's, plus what this machine's start-up asked for. */
+  timeoutMs?: number;
+  /** The harness's own event-loop stalls while the clients ran (src/interop/machine.ts). */
+  stalls?: Stall[];
 }
 
 /** The plan's calls: each streaming recipe (filled after the profile's setup), then one non-streaming call. */
@@ -108,7 +113,7 @@ function withoutKey(env: Record<string, string> = {}): Record<string, string> {
  * Runs one client program for its cells (over HTTP, and through the stdio proxy when there is one) in one
  * process: both transports at once, each through a recording proxy of its own; its lines split by `mode`.
  */
-async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined): Promise<void> {
+async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined, deadlines: { stepMs: number; startupGraceMs: number }): Promise<void> {
   const proxies = await Promise.all(cells.map(() => startRecordingProxy(c.target.mcpUrl, secrets)));
   try {
     const modeEnv: Record<string, string> = { INTEROP_MODE: cells.map((cell) => cell.mode).join(','), INTEROP_BAD_KEY_MODES: 'http' };
@@ -122,7 +127,7 @@ async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<strin
         });
       }
     });
-    const run = await runClient(CLIENTS[cells[0]!.client], { ...env, ...modeEnv }, c.target.timeoutMs, secrets);
+    const run = await runClient(CLIENTS[cells[0]!.client], { ...env, ...modeEnv }, deadlines.stepMs, secrets, deadlines.startupGraceMs);
     // A line without a mode (bad input before either transport started) concerns both.
     for (const cell of cells) cell.run = { ...run, lines: run.lines.filter((l) => l.mode === cell.mode || l.mode === undefined) };
   } finally {
@@ -152,15 +157,26 @@ async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; w
 export async function startMatrix(target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
   const setupWire: Exchange[] = [];
   const secrets = [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId].filter((k): k is string => !!k);
-  const matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs) }, selected, secrets);
+  // The proxies forward on this event loop: a stall of it delays replies, which the wire then records as slow.
+  const watch = watchStalls();
+  let matrix: Matrix;
+  try {
+    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs) }, selected, secrets, watch.stalls);
+  } finally {
+    watch.stop();
+  }
   // Keys learnt here (the bootstrapped workspace's) were recorded before they were known.
   matrix.setupWire = setupWire.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange);
   return matrix;
 }
 
-/** `extra`: the run's secrets, to which the matrix adds the keys it makes (its workspace's, the wrong one). */
-async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra: string[]): Promise<Matrix> {
+/**
+ * `extra`: the run's secrets, to which the matrix adds the keys it makes (its workspace's, the wrong one);
+ * `stalls`: the harness's event-loop stalls so far.
+ */
+async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra: string[], stalls: () => Stall[]): Promise<Matrix> {
   const started = performance.now();
+  const startedAt = epochNow();
   const notes: string[] = [];
   const secrets = () => [...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
   // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
@@ -176,9 +192,15 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   extra.push(wrong);
   runKeys().learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
   const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
+  // "Give deadlines that scale with measured start-up rather than fixed milliseconds" (issue 33): a connect over
+  // stdio includes starting the proxy, and four runtimes start at once; on a starved machine that takes seconds.
+  const startupMs = await measureStartup();
+  const allowance = startupAllowance(startupMs);
+  const timeoutMs = c.target.timeoutMs + allowance;
+  notes.push(`node started in ${startupMs} ms on this machine just before the clients: each client's deadline per request was the run's ${c.target.timeoutMs} ms + ${allowance} ms, and its start-up grace ${(STARTUP_GRACE_MS + allowance) / 1000} s`);
   const env: Record<string, string> = {
     INTEROP_REVISION: c.target.protocol === 'auto' ? 'default' : c.target.protocol,
-    INTEROP_PLAN: JSON.stringify({ calls: calls.map(({ tool, arguments: a, streaming }) => ({ tool, arguments: a, streaming })), timeoutMs: c.target.timeoutMs }),
+    INTEROP_PLAN: JSON.stringify({ calls: calls.map(({ tool, arguments: a, streaming }) => ({ tool, arguments: a, streaming })), timeoutMs }),
     ...(key && { MCP_API_KEY: key }),
     ...(badKey !== 'none' && { INTEROP_BAD_KEY: c.target.revokedKey ?? wrong }),
   };
@@ -196,11 +218,13 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
     }
   }
   await Promise.all(selected.map((id) => cells.filter((cell) => cell.client === id && !cell.notRun)).filter((own) => own.length > 0)
-    .map((own) => runClientCells(c, own, env, secrets, stdio?.command)));
+    .map((own) => runClientCells(c, own, env, secrets, stdio?.command, { stepMs: timeoutMs, startupGraceMs: STARTUP_GRACE_MS + allowance })));
   notes.push(`the matrix sent ${cells.reduce((n, x) => n + x.requests, 0) + c.http.log.length} requests (${c.http.log.length} of its own setup, the rest its clients'); wall time ${((performance.now() - started) / 1000).toFixed(1)} s; per client (both transports in one process): ${cells.filter((x) => x.run && x.mode === 'http').map((x) => `${x.client} ${(x.run!.durationMs / 1000).toFixed(1)} s`).join(', ')}`);
   if (stdio && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdio.where}`);
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
   addSpent({ blocksCreated: created });
-  return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, setupWire: [], wallMs: Math.round(performance.now() - started) };
+  const during = stalls().filter((s) => s.to >= startedAt);
+  if (during.length > 0) notes.push(`the harness's event loop stalled ${during.length} time(s) while the clients ran, ${(during.reduce((n, s) => n + s.to - s.from, 0) / 1000).toFixed(1)} s in all (longest ${(Math.max(...during.map((s) => s.to - s.from)) / 1000).toFixed(1)} s)`);
+  return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, setupWire: [], wallMs: Math.round(performance.now() - started), timeoutMs, stalls: during };
 }

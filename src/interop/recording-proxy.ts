@@ -156,6 +156,10 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
   const server = createServer({ keepAliveTimeout: 120_000 }, (req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
+  // Only the client ends an idle kept-alive connection: a proxy that closes it at 5 s (node's default) races the
+  // client's own timer, and a starved client loses that race, reuses the closed connection and gets "fetch failed"
+  // for a request that never reached the proxy (issue 33). close() ends every connection the proxy holds.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { redact } from '../wire/redact.js';
 import type { InteropClient } from './clients.js';
 import { reaped } from '../kit/child-reaper.js';
+import { epochNow } from './machine.js';
 
 /** One line a client program printed (the contract: `src/interop/clients/README.md`). */
 export interface ClientLine {
@@ -20,10 +21,15 @@ export interface ClientRun {
   /** Set when the harness killed the program: it printed nothing for longer than a step may take. */
   hung?: string;
   durationMs: number;
+  /** When the program was spawned, epoch ms (src/interop/machine.ts epochNow): its lines' `at` count from about then. */
+  startedAt?: number;
 }
 
-/** Grace for a runtime to start (node and its SDK's modules, Python's imports) before its first line. */
-const STARTUP_GRACE_MS = 15_000;
+/**
+ * Grace for a runtime to start (node and its SDK's modules, Python's imports) before its first line, on a quiet
+ * machine: the matrix adds what this machine's measured start-up asks for (src/interop/machine.ts).
+ */
+export const STARTUP_GRACE_MS = 15_000;
 /** Beyond a step's own deadline (the SDK's), before a silent program counts as hung. */
 const STEP_GRACE_MS = 5_000;
 const STDERR_TAIL = 4_000;
@@ -31,11 +37,12 @@ const STDERR_TAIL = 4_000;
 /**
  * Runs one client program with its configuration in the environment (never argv: keys live there) and
  * collects its JSON lines. A watchdog kills a program that prints nothing for `stepMs` + a grace (a hang at
- * whatever step it was in: the last line printed says which).
+ * whatever step it was in: the last line printed says which); before its first line, for `startupGraceMs` + `stepMs`.
  */
-export async function runClient(client: InteropClient, env: Record<string, string>, stepMs: number, secrets: () => readonly string[]): Promise<ClientRun> {
+export async function runClient(client: InteropClient, env: Record<string, string>, stepMs: number, secrets: () => readonly string[], startupGraceMs = STARTUP_GRACE_MS): Promise<ClientRun> {
   const { command, args } = await client.launch();
   const started = performance.now();
+  const startedAt = epochNow();
   return new Promise((resolve) => {
     const child = reaped(spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     const lines: ClientLine[] = [];
@@ -52,7 +59,7 @@ export async function runClient(client: InteropClient, env: Record<string, strin
         child.kill('SIGKILL');
       }, ms);
     };
-    arm(STARTUP_GRACE_MS + stepMs);
+    arm(startupGraceMs + stepMs);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       pending += chunk;
@@ -80,7 +87,7 @@ export async function runClient(client: InteropClient, env: Record<string, strin
       clearTimeout(watchdog);
       if (error) stderr += `\n${error.message}`;
       resolve({
-        lines, unparsed, exitCode, ...(hung && { hung }), durationMs: Math.round(performance.now() - started),
+        lines, unparsed, exitCode, ...(hung && { hung }), durationMs: Math.round(performance.now() - started), startedAt,
         stderr: redact(stderr, secrets()).slice(-STDERR_TAIL),
       });
     };

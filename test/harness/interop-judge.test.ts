@@ -3,6 +3,8 @@ import { parseClients } from '../../src/interop/clients.js';
 import { judge, SPEC_TOOLS, type Judge, type Step } from '../../src/interop/judge.js';
 import type { Cell, Matrix } from '../../src/interop/matrix.js';
 import type { ClientLine } from '../../src/interop/run-client.js';
+import { blameTimeout } from '../../src/interop/timeout-blame.js';
+import type { Exchange } from '../../src/wire/exchange.js';
 import { clientMatrix, type RequirementResult } from '../../src/results.js';
 import type { CheckRecord } from '../../src/verdict.js';
 
@@ -137,6 +139,78 @@ describe('interop matrix verdicts', () => {
   it('no streaming recipe is not testable; no bad key is not testable', () => {
     expect(outcome('streaming', matrix({ calls: [CALLS[1]!], gaps: ['blocks.build: no id'] }), cell(GOOD)).status).toBe('not-testable');
     expect(outcome('bad-key', matrix({ badKey: 'none' }), cell(GOOD)).status).toBe('not-testable');
+  });
+});
+
+describe('a client that gave up waiting: the service\'s time, or the harness\'s machine\'s', () => {
+  // "What the harness's own machine causes is never the service's fault ... What stays ambiguous is not
+  // testable with the reason, never a MUST failure" (issue 33).
+  const T = Date.parse('2026-01-01T00:00:00.000Z');
+  const iso = (ms: number) => new Date(T + ms).toISOString();
+  const post = (at: number, body: unknown, response?: Exchange['response']): Exchange => ({
+    request: { method: 'POST', url: 'u', headers: {}, body: JSON.stringify(body) }, startedAt: iso(at), ...(response ? { response } : { error: 'AbortError: aborted' }),
+  });
+  const json = (body: unknown, endAt: number): Exchange['response'] => ({ status: 200, headers: {}, body: JSON.stringify(body), headersAt: endAt, endAt, closed: true });
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} };
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  const gaveUp = (error: string, at = 11_200): ClientLine[] => [{ step: 'start', at: 200 }, { step: 'connect', at, ok: false, error }];
+  const timed = (lines: ClientLine[], wire: Exchange[], over: Partial<Cell> = {}) =>
+    cell(lines, { mode: 'stdio', wire, run: { lines, unparsed: [], stderr: '', exitCode: 0, durationMs: 12_000, startedAt: T }, ...over });
+  const M = matrix({ timeoutMs: 10_000 });
+
+  it('a connect that timed out while every request got its complete reply within ms is not testable, with the account', () => {
+    // The stdio proxy took 10 s to start on a starved machine; the service answered it at once.
+    const wire = [post(10_500, initialize, json({ jsonrpc: '2.0', id: 0, result: {} }, 25)), { ...post(10_560, initialized), response: { status: 202, headers: {}, headersAt: 3, endAt: 3, closed: true } }];
+    for (const error of ['connect did not settle within 11000 ms', 'calling "initialize": context deadline exceeded', 'connect timed out after 11000 ms']) {
+      for (const step of ['stdio', 'connect'] as const) {
+        const r = outcome(step, M, timed(gaveUp(error), wire));
+        expect(r, error).toMatchObject({ status: 'not-testable', message: expect.stringMatching(/of its 2 request\(s\) the service answered 2 completely within 25 ms.*before its first request reached the service/) });
+      }
+    }
+    // No request reached the service at all before the client gave up: its transport was still starting.
+    expect(outcome('stdio', M, timed(gaveUp('connect did not settle within 11000 ms'), []))).toMatchObject({ status: 'not-testable', message: expect.stringContaining('no request of it reached the service') });
+  });
+
+  it('a request the service left unanswered, or answered slower than half the deadline, stays the service\'s failure', () => {
+    const unanswered = [post(300, initialize)];
+    expect(outcome('stdio', M, timed(gaveUp('connect did not settle within 11000 ms'), unanswered))).toMatchObject({ status: 'fail', message: expect.stringContaining('could not connect') });
+    const slow = [post(300, initialize, json({ jsonrpc: '2.0', id: 0, result: {} }, 6_000))];
+    expect(outcome('stdio', M, timed(gaveUp('connect did not settle within 11000 ms'), slow)).status).toBe('fail');
+    // A reply that is not the request's (another id) answers nothing: the client waited on the service.
+    const foreign = [post(300, initialize, json({ jsonrpc: '2.0', id: 99, result: {} }, 25))];
+    expect(outcome('stdio', M, timed(gaveUp('connect did not settle within 11000 ms'), foreign)).status).toBe('fail');
+    // A hung client (killed silent) whose request is unanswered: the service's too.
+    const lines = GOOD.slice(0, 3);
+    const hung = { lines, unparsed: [], stderr: '', exitCode: null, hung: 'printed nothing for 15 s after its "list" line: killed', durationMs: 15_100, startedAt: T };
+    const call = post(30, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'schedule.preview' } });
+    expect(outcome('streaming', M, cell(lines, { run: hung, wire: [call] }))).toMatchObject({ status: 'fail', message: expect.stringContaining('hung') });
+  });
+
+  it('a client that held the service\'s complete reply for most of its deadline and gave up is failed: the reply is what it could not use', () => {
+    // The stream ended with its result at 0.8 s (a bare-CR stream, say), and the SDK waited out its 10 s anyway.
+    const call = post(1_000, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'schedule.preview' } }, {
+      status: 200, headers: {}, headersAt: 5, endAt: 800, closed: true, events: [{ at: 400, data: '{"method":"notifications/progress","params":{"progress":1}}' }, { at: 800, data: '{"jsonrpc":"2.0","id":3,"result":{}}' }],
+    });
+    const lines = replace('call', streamed({ at: 11_000, ok: false, error: 'MCP error -32001: Request timed out', progress: [] })).map((l) => (l.step === 'list' ? { ...l, at: 990 } : l));
+    const r = outcome('streaming', M, cell(lines, { wire: [call], run: { lines, unparsed: [], stderr: '', exitCode: 0, durationMs: 12_000, startedAt: T } }));
+    expect(r).toMatchObject({ status: 'fail', message: expect.stringContaining('call failed') });
+  });
+
+  it('a client killed before its first line on a starved machine is not testable; one that exited without a word is still the harness\'s error', () => {
+    const run = { lines: [], unparsed: [], stderr: '', exitCode: null, hung: 'printed nothing for 25 s after it started: killed', durationMs: 25_000, startedAt: T };
+    expect(outcome('connect', M, cell([], { run }))).toMatchObject({ status: 'not-testable', message: expect.stringContaining('did not start on this machine in time') });
+    expect(() => outcome('connect', M, cell([]))).toThrow(/did not start/);
+  });
+});
+
+describe('whose time ran out (blameTimeout)', () => {
+  it('a request outstanding while the harness\'s own event loop was stalled is the harness\'s, with the stall named', () => {
+    const from = Date.parse('2026-01-01T00:00:00.000Z');
+    const wire: Exchange[] = [{ request: { method: 'POST', url: 'u', headers: {}, body: '{"jsonrpc":"2.0","id":0,"method":"initialize"}' }, startedAt: new Date(from + 10).toISOString(), error: 'AbortError: aborted' }];
+    const blame = blameTimeout({ what: 'connect', connect: true, from, to: from + 6_100, deadlineMs: 3_000, wire, stalls: [{ from: from + 40, to: from + 6_050 }] });
+    expect(blame).toMatchObject({ side: 'harness', reason: expect.stringContaining('event loop stalled for 6.0 s') });
+    // The same wait without the stall: the service had the request for 6 s of a 3 s deadline.
+    expect(blameTimeout({ what: 'connect', connect: true, from, to: from + 6_100, deadlineMs: 3_000, wire, stalls: [] })).toEqual({ side: 'service' });
   });
 });
 
