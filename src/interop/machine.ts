@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { reaped } from '../kit/child-reaper.js';
+import { stallsSince, unwatch, watch } from '../kit/harness-load.js';
 
 /**
  * The harness's own machine, measured while the interop clients run, so that what a starved machine causes is
@@ -58,25 +59,6 @@ export function stalledWithin(stalls: readonly Stall[], from: number, to: number
   return total;
 }
 
-const TICK_MS = 50;
-/** Lateness of a tick counted as a stall: timers are late by a few ms on any machine. */
-const STALL_MS = 200;
-const KEEP = 2_000;
-
-const stalls: Stall[] = [];
-let lastTick = 0;
-let timer: NodeJS.Timeout | undefined;
-let watchers = 0;
-
-function tick(): void {
-  const now = epochNow();
-  if (now - lastTick - TICK_MS >= STALL_MS) {
-    stalls.push({ from: lastTick + TICK_MS, to: now });
-    if (stalls.length > KEEP) stalls.splice(0, stalls.length - KEEP);
-  }
-  lastTick = now;
-}
-
 export interface StallWatch {
   /** The stalls seen since the process first watched, the one going on now included (it shows once it ends). */
   stalls(): Stall[];
@@ -84,26 +66,20 @@ export interface StallWatch {
 }
 
 /**
- * Watches the harness's event loop while an interop client runs: a tick every 50 ms, and a tick late by more
- * than 200 ms is a stall over that time. One timer for the process however many watch (runs side by side).
+ * Watches the harness's event loop while an interop client runs (the process's one stall watch,
+ * src/kit/harness-load.ts), its stalls in epoch time to set beside the exchanges' `startedAt`.
  */
 export function watchStalls(): StallWatch {
-  if (watchers++ === 0) {
-    lastTick = epochNow();
-    timer = setInterval(tick, TICK_MS);
-    timer.unref();
-  }
+  watch();
   let stopped = false;
   return {
     stalls() {
-      const now = epochNow();
-      const ongoing = watchers > 0 && now - lastTick - TICK_MS >= STALL_MS ? [{ from: lastTick + TICK_MS, to: now }] : [];
-      return [...stalls, ...ongoing];
+      return stallsSince(0).map((x) => ({ from: performance.timeOrigin + x.start, to: performance.timeOrigin + x.end }));
     },
     stop() {
       if (stopped) return;
       stopped = true;
-      if (--watchers === 0) clearInterval(timer);
+      unwatch();
     },
   };
 }

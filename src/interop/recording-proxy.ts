@@ -150,10 +150,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     }
   };
 
-  // The client's side closes an idle connection first (the TypeScript SDKs' fetch after 4 s, httpx after 5 s, Go's transport after 90 s):
-  // were the proxy to close it at node's 5 s, a busy machine would have a client send on a closed connection,
-  // the harness's own race presented as the client's failure ("fetch failed"). The proxy's close() ends them all.
-  const server = createServer({ keepAliveTimeout: 120_000 }, (req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
   // Only the client ends an idle kept-alive connection: a proxy that closes it at 5 s (node's default) races the

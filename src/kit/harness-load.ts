@@ -19,31 +19,45 @@ const KEPT = 4_096;
 const stalls: { start: number; end: number }[] = [];
 let watching = 0;
 let timer: NodeJS.Timeout | undefined;
+/** When the watch's timer last ran (performance.now() time). */
+let lastTick = 0;
 
-function watch(): void {
+/** Starts the watch (one timer for the process, however many watch); `unwatch` once per call. */
+export function watch(): void {
+  watching++;
   if (timer) return;
-  let expected = performance.now() + TICK_MS;
+  lastTick = performance.now();
   timer = setInterval(() => {
     const now = performance.now();
-    const late = now - expected;
-    if (late >= STALL_MS) {
-      stalls.push({ start: expected, end: now });
+    if (now - lastTick - TICK_MS >= STALL_MS) {
+      stalls.push({ start: lastTick + TICK_MS, end: now });
       if (stalls.length > KEPT) stalls.splice(0, stalls.length - KEPT);
     }
-    expected = now + TICK_MS;
+    lastTick = now;
   }, TICK_MS);
   timer.unref();
 }
 
+export function unwatch(): void {
+  watching--;
+  if (watching === 0 && timer) {
+    clearInterval(timer);
+    timer = undefined;
+  }
+}
+
+/** The stalls since `from` (performance.now() time), the one going on now included. */
+export function stallsSince(from: number): { start: number; end: number }[] {
+  const now = performance.now();
+  const ongoing = timer && now - lastTick - TICK_MS >= STALL_MS ? [{ start: lastTick + TICK_MS, end: now }] : [];
+  let first = stalls.length;
+  while (first > 0 && stalls[first - 1]!.end > from) first--;
+  return [...stalls.slice(first), ...ongoing];
+}
+
 /** How long the harness's event loop was held (stalls of STALL_MS or more) between `from` and `to` (performance.now() times). */
 export function stalledMs(from: number, to: number = performance.now()): number {
-  let held = 0;
-  for (let i = stalls.length - 1; i >= 0; i--) {
-    const s = stalls[i]!;
-    if (s.end <= from) break;
-    held += Math.max(0, Math.min(s.end, to) - Math.max(s.start, from));
-  }
-  return held;
+  return stallsSince(from).reduce((held, s) => held + Math.max(0, Math.min(s.end, to) - Math.max(s.start, from)), 0);
 }
 
 /** What a run reports of its own machine (results.json `harness`). */
@@ -64,7 +78,6 @@ export interface HarnessLoad {
 /** Starts measuring for one run; `stop()` says what the run's machine was like. */
 export function measureHarnessLoad(): { stop(): HarnessLoad } {
   watch();
-  watching++;
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   const cpu = process.cpuUsage();
@@ -72,11 +85,7 @@ export function measureHarnessLoad(): { stop(): HarnessLoad } {
   return {
     stop() {
       histogram.disable();
-      watching--;
-      if (watching === 0 && timer) {
-        clearInterval(timer);
-        timer = undefined;
-      }
+      unwatch();
       const used = process.cpuUsage(cpu);
       const ms = (ns: number) => Math.round(ns / 1e5) / 10;
       const own = stalls.filter((s) => s.start >= started);
