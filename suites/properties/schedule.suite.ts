@@ -16,7 +16,6 @@ import { passedDeadline } from '../../src/wire/client.js';
 /** Previews per run, sent at once: each streams (~160 ms on the embedded target), so a run costs one stream's time. */
 const PREVIEWS_PER_RUN = 4;
 const MAX_RUNS = 8;
-const DEADLINE_MS = 2500;
 
 describe.concurrent('schedule properties', () => {
   // schedule.preview (its own description in tools/list): "Returns the next run times of a 5-field cron expression
@@ -44,7 +43,8 @@ describe.concurrent('schedule properties', () => {
       predicate: async (previews) => {
         const replies = await Promise.all(previews.map(async (p) => {
           const args = { ...recipe.arguments, expression: p.expression, count: p.count, from: p.from, timezone: p.timezone };
-          const timeoutMs = Math.min(c.target.timeoutMs, DEADLINE_MS);
+          // The user's --timeout: a shorter deadline of the harness's own ended the search on replies merely late on a busy machine.
+          const timeoutMs = c.target.timeoutMs;
           try {
             return await c.mcp.call(recipe.tool, args, { key, timeoutMs });
           } catch (err) {

@@ -40,7 +40,7 @@ describe.concurrent('tool argument properties', () => {
         const one: Call = { tool: tool.name, args: smallestInstance(tool, s.hints, c.target.seed), revision: c.mcp.revision };
         let sent: Awaited<ReturnType<typeof callTool>>;
         try {
-          sent = await callTool(c, s, one, tool.streaming);
+          sent = await callTool(c, s, one);
         } catch (err) {
           // Past the harness's deadline: this tool is not judged, the others are.
           if (!(err instanceof NotTestable)) throw err;
@@ -65,7 +65,7 @@ describe.concurrent('tool argument properties', () => {
         const tool = byName.get(call.tool)!;
         // ajv judges: a value the generator got wrong is not a valid-arguments case.
         fc.pre(tool.validate(call.args));
-        const { res, id } = await callTool(c, s, call, tool.streaming);
+        const { res, id } = await callTool(c, s, call);
         // A tool may take its time (a long-running operation): a stream still open at the deadline, its result
         // not yet sent, has shown no protocol error and proves none.
         if (stillRunning(res, id)) {
