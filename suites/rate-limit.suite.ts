@@ -8,7 +8,8 @@ import type { TargetInfo } from '../src/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { runOnce } from '../src/kit/run-scope.js';
-import { describeOwnLoad, meterOwnLoad, SATURATED, type OwnLoad } from '../src/kit/own-load.js';
+import { runKeys } from '../src/wire/key-sightings.js';
+import { describeOwnLoad, meterOwnLoad, SATURATED, type OwnLoad } from '../src/kit/harness-load.js';
 import { burstSender } from '../src/burst-sender.js';
 
 // "Per-plan rate limits exist" (service.md §Limits), numbers not shown: the harness holds a key to the limits
@@ -222,6 +223,16 @@ async function runShared(target: TargetInfo): Promise<Burst> {
   const bootstrapRate = rateOf(limits, limits?.bootstrapPlan);
   const keyRate = rateOf(limits, limits?.keyPlan);
   const secrets = runSecrets(target);
+  // A server with an admin channel (the harness's own) makes a workspace on any configured plan, as its settings
+  // would: the burst goes to the declared plan with the lowest rate, the one any machine outpaces (a burst short of
+  // the declared rate judges nothing, issue 33). Not when the user declared limits of their own (--limits).
+  const slowest = target.admin && limits && !limits.sources.some((x) => x.startsWith('--')) ? slowestPlan(limits) : undefined;
+  if (slowest && (!bootstrapRate || slowest.declared.ratePerSecond < bootstrapRate.ratePerSecond)) {
+    const key = await mintOnPlan(target.admin!, slowest.plan, 'rate-limit burst');
+    secrets.push(key);
+    runKeys().learnSecret(key);
+    return burst(target, key, secrets, { keyNote: 'a workspace the admin channel made on the slowest declared plan', plan: slowest.plan, declared: slowest.declared, setup: [] }, boundFor(slowest.declared));
+  }
   if (target.apiKey && keyRate && (!bootstrapRate || !target.canBootstrap)) {
     return burst(target, target.apiKey, secrets, { keyNote: 'the run\'s key', plan: limits!.keyPlan, declared: keyRate, setup: [] }, boundFor(keyRate));
   }
@@ -263,6 +274,26 @@ function describeRateLimitFields(res: WireResponse): string[] {
   return notes;
 }
 
+/** The declared plans with a rate and a burst, slowest (lowest rate) first. */
+function declaredPlans(limits: RunLimits): { plan: string; declared: Rate }[] {
+  return Object.keys(limits.plans).flatMap((plan) => {
+    const declared = rateOf(limits, plan);
+    return declared ? [{ plan, declared }] : [];
+  });
+}
+
+function slowestPlan(limits: RunLimits): { plan: string; declared: Rate } | undefined {
+  return declaredPlans(limits).sort((a, b) => a.declared.ratePerSecond - b.declared.ratePerSecond)[0];
+}
+
+/** A key of a new workspace on `plan`, made through the admin channel (the embedded target's settings). */
+async function mintOnPlan(admin: NonNullable<TargetInfo['admin']>, plan: string, label: string): Promise<string> {
+  const res = await adminPost(admin, '/workspaces/create', { plan, label: `${label} ${plan}` });
+  const json = res.json() as { apiKey?: string; error?: string };
+  if (res.status !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.status} ${json.error ?? ''}`);
+  return json.apiKey;
+}
+
 // --- two plans: rate-limit-plans-differ -----------------------------------------------------------------------
 
 interface KeyOnPlan {
@@ -292,19 +323,14 @@ async function keysOnTwoPlans(c: CheckContext, limits: RunLimits | undefined): P
   // The embedded target's admin channel makes workspaces on any configured plan, as the service's own settings would.
   const { admin } = c.target;
   if (admin && limits) {
-    const plans = Object.keys(limits.plans).flatMap((plan) => {
-      const declared = rateOf(limits, plan);
-      return declared ? [{ plan, declared }] : [];
-    }).sort((a, b) => a.declared.burst - b.declared.burst);
+    const plans = declaredPlans(limits).sort((a, b) => a.declared.burst - b.declared.burst);
     const low = plans[0];
     const high = low && plans.find((p) => p.declared.burst > burstBound(low.declared, 0));
     if (low && high) {
       const mint = async (plan: string) => {
-        const res = await adminPost(admin, '/workspaces/create', { plan, label: `rate-limit ${plan}` });
-        const json = res.json() as { apiKey?: string; error?: string };
-        if (res.status !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.status} ${json.error ?? ''}`);
-        c.addSecret(json.apiKey);
-        return json.apiKey;
+        const key = await mintOnPlan(admin, plan, 'rate-limit');
+        c.addSecret(key);
+        return key;
       };
       return [
         { key: await mint(low.plan), plan: low.plan, declared: low.declared, note: 'a workspace the admin channel made' },
