@@ -2,7 +2,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { countExchange } from './budget/tally.js';
 import type { McpSession } from './mcp-session.js';
 import { speakRevision } from './revision-wire.js';
-import { keptRedacted, round, type WireResponse } from './wire/client.js';
+import { keptRedacted, lower, round, tryJson, type WireResponse } from './wire/client.js';
 import { isStaleConnection, onFreshConnection, runPool } from './wire/connections.js';
 import type { Exchange } from './wire/exchange.js';
 import { runKeys, requestLine } from './wire/key-sightings.js';
@@ -69,7 +69,7 @@ export function burstSender(session: McpSession, method: string, secrets: () => 
       const res: WireResponse = { status: got.status, headers: resHeaders, mediaType, text: got.text, closed: true, headersAt: got.headersAt, endAt: got.endAt };
       if (mediaType === 'application/json' || mediaType.endsWith('+json')) res.json = tryJson(got.text);
       const exchange: Exchange = {
-        request: { method: 'POST', url: redact(url, hidden), headers: redactHeaders(lowerKeys(headers), hidden), body: keptRedacted(body, hidden) },
+        request: { method: 'POST', url: redact(url, hidden), headers: redactHeaders(lower(headers), hidden), body: keptRedacted(body, hidden) },
         startedAt: startedAt.toISOString(),
         response: { status: got.status, headers: redactHeaders(resHeaders, hidden), closed: true, headersAt: round(got.headersAt), endAt: round(got.endAt), body: keptRedacted(got.text, hidden) },
       };
@@ -87,16 +87,4 @@ export function burstSender(session: McpSession, method: string, secrets: () => 
     });
     return { status: got.status, ms: got.endAt, record };
   };
-}
-
-function lowerKeys(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-}
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

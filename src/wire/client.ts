@@ -258,11 +258,13 @@ export function passedDeadline(err: unknown): boolean {
 }
 
 
-function lower(headers: Record<string, string>): Record<string, string> {
+/** Header names lower-cased. */
+export function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-function tryJson(text: string): any {
+/** The parsed JSON text, or undefined when it does not parse. */
+export function tryJson(text: string): any {
   try {
     return JSON.parse(text);
   } catch {
