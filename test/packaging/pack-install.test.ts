@@ -65,7 +65,7 @@ describe('the packed project, installed without dev dependencies', () => {
       expect(help.status, `${command}: ${help.stderr}`).toBe(0);
       expect(help.stdout).toContain(`Usage: mcp-canvas-harness ${command}`);
     }
-  }, 90_000);
+  }, 300_000);
 
   it('another project that depends on it runs `npx mcp-canvas-harness conformance`, reports in its own folder', () => {
     const project = join(dir, 'project');
@@ -107,7 +107,7 @@ describe('the packed project, installed without dev dependencies', () => {
     } finally {
       reference.kill('SIGTERM');
     }
-  }, 120_000);
+  }, 300_000);
 
   it('an embedded --only run conforms and writes its reports', () => {
     const reports = join(dir, 'reports');
