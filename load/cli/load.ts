@@ -9,7 +9,7 @@ import { main } from '../../src/kit/main.js';
 import { preflight } from '../autocannon/preflight.js';
 import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
 import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
-import { compareInterleaved, compareWithBaseline, type InterleavedScenario } from '../report/baseline.js';
+import { comparePaired, compareWithBaseline, type PairedScenario } from '../report/baseline.js';
 import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
 import { errorKindsText, type LoadReport, type RoundPair, type ScenarioResult } from '../report/load-results.js';
 import { fmt, pct } from '../../src/kit/numbers.js';
@@ -49,9 +49,9 @@ function printScenario(s: ScenarioResult, report: LoadReport): void {
   }
   if (s.rounds) lines.push(`  rounds: ${s.rounds.map((r) => `${fmt(r.requestsPerSecond)} req/s p99 ${fmt(r.p99)} ms`).join('; ')} (the median round above; errors count every round)`);
   const c = report.baseline?.scenarios.find((b) => b.name === s.name);
-  if (c?.interleaved) {
-    lines.push(`  vs baseline, interleaved: ${intervalText(c)}`);
-    lines.push(`  pairs (baseline → target): ${c.interleaved.pairs.map((p) => `${fmt(p.baseline.requestsPerSecond)} → ${fmt(p.current.requestsPerSecond)} req/s, p99 ${fmt(p.baseline.p99)} → ${fmt(p.current.p99)} ms`).join('; ')}`);
+  if (c?.paired) {
+    lines.push(`  vs baseline, in pairs: ${intervalText(c)}`);
+    lines.push(`  pairs (baseline → target): ${c.paired.pairs.map((p) => `${fmt(p.baseline.requestsPerSecond)} → ${fmt(p.current.requestsPerSecond)} req/s, p99 ${fmt(p.baseline.p99)} → ${fmt(p.current.p99)} ms`).join('; ')}`);
   } else if (c) {
     lines.push(`  vs baseline: req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)}`);
   }
@@ -113,7 +113,7 @@ async function run(o: LoadOptions): Promise<number> {
     };
 
     const results: ScenarioResult[] = [];
-    const interleaved: InterleavedScenario[] = [];
+    const paired: PairedScenario[] = [];
     for (const scenario of scenarios) {
       if (interrupted !== undefined) break;
       console.error(`scenario ${scenario.name}: ${scenario.description}`);
@@ -158,7 +158,7 @@ async function run(o: LoadOptions): Promise<number> {
       if (pairs.length === rounds) {
         const currentResult = medianRound(sides.current);
         results.push(currentResult);
-        interleaved.push({ current: currentResult, baseline: medianRound(sides.baseline), pairs });
+        paired.push({ current: currentResult, baseline: medianRound(sides.baseline), pairs });
       }
     }
     await target.close();
@@ -171,7 +171,7 @@ async function run(o: LoadOptions): Promise<number> {
     }
 
     const comparison = baseline ? compareWithBaseline(results, baseline, o.baselinePath!)
-      : o.baselineUrl !== undefined ? compareInterleaved(interleaved, o.baselineUrl, startedAt.toISOString()) : undefined;
+      : o.baselineUrl !== undefined ? comparePaired(paired, o.baselineUrl, startedAt.toISOString()) : undefined;
     const builtin = parseThreshold(BUILTIN_THRESHOLD, 'builtin');
     const evaluated = evaluateThresholds([builtin, ...thresholds], results, comparison);
     const report = assembleLoadReport({

@@ -4,7 +4,7 @@
  * in this run, round for round alternately with the target (--baseline-url; load/report/paired.ts).
  */
 import { readFileSync } from 'node:fs';
-import type { BaselineComparison, BaselineScenarioComparison, InterleavedComparison, LoadReport, MetricComparison, RoundPair, ScenarioResult } from './load-results.js';
+import type { BaselineComparison, BaselineScenarioComparison, PairedComparison, LoadReport, MetricComparison, RoundPair, ScenarioResult } from './load-results.js';
 import { CONFIDENCE, pairedChange, regressionInterval } from './paired.js';
 import { loadReportProblems } from './load-json.js';
 import { median } from '../probe/analysis.js';
@@ -64,22 +64,22 @@ export function compareWithBaseline(current: ScenarioResult[], baseline: LoadRep
   return { file, startedAt: baseline.startedAt, scenarios, missing };
 }
 
-export const INTERLEAVED_METHOD = 'per pair of rounds, log(candidate / baseline) of req/s and of p99; Student\'s t interval of their mean '
+export const PAIRED_METHOD = 'per pair of rounds, log(candidate / baseline) of req/s and of p99; Student\'s t interval of their mean '
   + `(n − 1 degrees of freedom, ${CONFIDENCE * 100} % two-sided), back in percent; the regression is the larger of the req/s drop `
   + 'and the p99 rise, and a regression threshold fails only when the whole interval is beyond it';
 
 /** One scenario loaded in pairs of rounds: the candidate's and the baseline's median rounds and every pair. */
-export interface InterleavedScenario {
+export interface PairedScenario {
   current: ScenarioResult;
   baseline: ScenarioResult;
   pairs: RoundPair[];
 }
 
-export function compareInterleavedScenario({ current, baseline, pairs }: InterleavedScenario): BaselineScenarioComparison {
+export function comparePairedScenario({ current, baseline, pairs }: PairedScenario): BaselineScenarioComparison {
   const rpsChange = pairedChange(pairs.map((p) => p.baseline.requestsPerSecond), pairs.map((p) => p.current.requestsPerSecond));
   const p99Change = pairedChange(pairs.map((p) => p.baseline.p99), pairs.map((p) => p.current.p99));
   const regression = regressionInterval(rpsChange, p99Change);
-  const interleaved: InterleavedComparison = { method: INTERLEAVED_METHOD, confidence: CONFIDENCE, pairs, requestsPerSecond: rpsChange, p99: p99Change, regression };
+  const paired: PairedComparison = { method: PAIRED_METHOD, confidence: CONFIDENCE, pairs, requestsPerSecond: rpsChange, p99: p99Change, regression };
   // The medians, for reading; the change is the paired estimate, which the interval surrounds.
   const metric = (side: 'baseline' | 'current', key: 'requestsPerSecond' | 'p99') => median(pairs.map((p) => p[side][key])) ?? 0;
   const comparison = (key: 'requestsPerSecond' | 'p99', change: typeof rpsChange): MetricComparison => ({
@@ -91,10 +91,10 @@ export function compareInterleavedScenario({ current, baseline, pairs }: Interle
     p99: comparison('p99', p99Change),
     errors: { baseline: baseline.errors, current: current.errors },
     regressionPct: regression?.estimatePct ?? null,
-    interleaved,
+    paired,
   };
 }
 
-export function compareInterleaved(scenarios: InterleavedScenario[], baseUrl: string, startedAt: string): BaselineComparison {
-  return { baseUrl, startedAt, scenarios: scenarios.map(compareInterleavedScenario), missing: [] };
+export function comparePaired(scenarios: PairedScenario[], baseUrl: string, startedAt: string): BaselineComparison {
+  return { baseUrl, startedAt, scenarios: scenarios.map(comparePairedScenario), missing: [] };
 }

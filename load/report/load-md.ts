@@ -26,7 +26,7 @@ export function renderLoadMd(load: LoadReport): string {
     let vs: string[] = [];
     if (load.baseline) {
       const c = load.baseline.scenarios.find((b) => b.name === s.name);
-      const r = c?.interleaved?.regression;
+      const r = c?.paired?.regression;
       vs = [!c ? 'not in the baseline'
         : `req/s ${pct(c.requestsPerSecond.changePct)} (${fmt(c.requestsPerSecond.baseline)}), p99 ${pct(c.p99.changePct)} (${fmt(c.p99.baseline)} ms)`
           + (r ? `; regression ${pct(r.estimatePct)}, 95 % interval ${pct(r.lowPct)} … ${pct(r.highPct)}` : '')];
@@ -48,17 +48,17 @@ export function renderLoadMd(load: LoadReport): string {
     out.push('', `Time to first event and to result: ${mdText(load.settings.streamingTiming)}.`, '');
   }
 
-  const paired = (load.baseline?.scenarios ?? []).filter((c) => c.interleaved);
+  const paired = (load.baseline?.scenarios ?? []).filter((c) => c.paired);
   if (paired.length > 0) {
-    const i = paired[0]!.interleaved!;
-    out.push(`### Against the baseline, interleaved (${mdText(load.baseline!.baseUrl ?? '')})`, '');
+    const i = paired[0]!.paired!;
+    out.push(`### Against the baseline, in pairs of rounds (${mdText(load.baseline!.baseUrl ?? '')})`, '');
     const how = load.settings.pairing === 'alternate' ? "the baseline's and the target's one after the other (AB, BA, AB...)" : 'the baseline and the target loaded together';
     out.push(`${i.pairs.length} pairs of rounds per scenario, ${how}. Method: ${mdText(i.method)}.`, '');
     out.push(row(['scenario', 'regression (95 % interval)', 'req/s change', 'p99 change', 'noise per pair (req/s, p99)', 'pairs: req/s baseline → target']));
     out.push(row(['---', '---', '---', '---', '---', '---']));
     const change = (x: { changePct: number; lowPct: number; highPct: number } | null) => (x ? `${pct(x.changePct)} [${pct(x.lowPct)}, ${pct(x.highPct)}]` : 'n/a');
     for (const c of paired) {
-      const it = c.interleaved!;
+      const it = c.paired!;
       const r = it.regression;
       out.push(row([
         mdText(c.name),

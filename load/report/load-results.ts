@@ -114,7 +114,7 @@ export interface BaselineScenarioComparison {
   /** The larger of the throughput drop and the p99 rise, in percent (negative: better than the baseline). */
   regressionPct: number | null;
   /** With --baseline-url: the pairs of rounds and the intervals the regression is judged on (load/report/paired.ts). */
-  interleaved?: InterleavedComparison;
+  paired?: PairedComparison;
 }
 
 export type Pairing = 'together' | 'alternate';
@@ -131,7 +131,7 @@ export interface RoundPair {
   current: { requestsPerSecond: number; p99: number };
 }
 
-export interface InterleavedComparison {
+export interface PairedComparison {
   /** How the intervals were computed, in one sentence. */
   method: string;
   /** Two-sided confidence of each metric's interval. */
@@ -147,7 +147,7 @@ export interface InterleavedComparison {
 export interface BaselineComparison {
   /** The --baseline file (a stored load.json); absent with --baseline-url. */
   file?: string;
-  /** The --baseline-url server, loaded in this run, in rounds interleaved with the target's. */
+  /** The --baseline-url server, loaded in this run in pairs of rounds with the target. */
   baseUrl?: string;
   /** When the baseline run started (with --baseline-url: this run). */
   startedAt: string;

@@ -1,15 +1,15 @@
 /**
- * The statistics of the interleaved comparison (`--baseline-url`): the baseline and the candidate are loaded
- * alternately, one round each per pair, and the regression is judged from the pairs against the noise the
- * same run measured.
+ * The statistics of the paired comparison (`--baseline-url`): the baseline and the candidate are loaded in
+ * pairs of rounds (together, or one right after the other), and the regression is judged from the pairs
+ * against the noise the same run measured.
  *
  * Per pair i, the change of a metric is the log of the ratio candidate / baseline (a ratio because a
  * slowdown is relative; a log because ratios are skewed and a mean of logs is the geometric mean ratio).
- * Both rounds of a pair ran seconds apart, so a neighbour that slows the machine for a while slows both:
- * the ratio cancels what the rounds have in common, and the spread of the ratios over the pairs is the
- * noise left. The interval is Student's t interval of the mean log ratio (n − 1 degrees of freedom),
- * turned back into percent. A bootstrap of 3 to 9 pairs would give intervals too narrow (it cannot see
- * a spread wider than the few values it resamples); the t interval widens as n falls, which is the point.
+ * Both rounds of a pair ran during the same seconds (or seconds apart), so a neighbour that slows the
+ * machine for a while slows both: the ratio cancels what the rounds have in common, and the spread of the
+ * ratios over the pairs is the noise left. The interval is Student's t interval of the mean log ratio
+ * (n − 1 degrees of freedom), turned back into percent. A bootstrap of 3 to 9 pairs would give intervals too
+ * narrow (it cannot see a spread wider than the few values it resamples); the t interval widens as n falls.
  */
 
 /** Two-sided confidence of each interval. */

@@ -109,10 +109,10 @@ const changeText = (c: PairedChange) => `${signed(c.changePct)} % [${signed(c.lo
 
 /**
  * `regression +31.2 % (95 % interval +24.0 … +38.4 %, 5 pairs; req/s −24.1 % [−29.0, −18.9], noise 4.1 %/pair;
- * p99 +31.2 % [...])`: the interleaved comparison in one line, for the console, the notes and load.md.
+ * p99 +31.2 % [...])`: the paired comparison in one line, for the console, the notes and load.md.
  */
 export function intervalText(c: BaselineScenarioComparison): string {
-  const i = c.interleaved;
+  const i = c.paired;
   if (!i) return `req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)} vs the baseline`;
   const r = i.regression;
   const head = r
@@ -133,7 +133,7 @@ function measure(t: Threshold, s: ScenarioResult, baseline: BaselineComparison |
       if (!c) return { actual: null, note: 'the baseline has no such scenario' };
       const note = `req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)} vs the baseline`;
       if (c.regressionPct === null) return { actual: null, note: `${note}: nothing to compare` };
-      const r = c.interleaved?.regression;
+      const r = c.paired?.regression;
       if (r) return { actual: judgedEnd(r, t.op), note: `${intervalText(c)}; judged on the interval's ${t.op === '==' ? 'estimate' : t.op.startsWith('<') ? 'low end' : 'high end'}` };
       return { actual: c.regressionPct, note };
     }

@@ -44,7 +44,7 @@ const slower: Middleware = (_service, next) => async (req, res) => {
   await next(req, res);
 };
 
-describe('the example load workflow\'s gate, base and pull request interleaved', () => {
+describe('the example load workflow\'s gate, base and pull request in pairs of rounds', () => {
   const dir = mkdtempSync(join(tmpdir(), 'docs-gates-'));
   let base: ReferenceServer;
   let same: ReferenceServer;
@@ -61,15 +61,15 @@ describe('the example load workflow\'s gate, base and pull request interleaved',
   });
 
   const args = (candidate: ReferenceServer, reportDir: string) => {
-    const line = loadArgs('Load the pull request against the base, interleaved');
+    const line = loadArgs('Load the pull request and the base, in pairs of rounds');
     return line.map((a, i) => (line[i - 1] === '--duration' ? '2'
       : a === '$BASE_URL' ? base.baseUrl
         : a === '$PR_URL' ? candidate.baseUrl
           : a.startsWith('reports/') ? join(dir, reportDir) : a));
   };
 
-  it('is one interleaved command with the regression gate', () => {
-    const line = loadArgs('Load the pull request against the base, interleaved');
+  it('is one command loading both servers, with the regression gate', () => {
+    const line = loadArgs('Load the pull request and the base, in pairs of rounds');
     expect(line).toEqual(expect.arrayContaining(['--base-url', '$PR_URL', '--baseline-url', '$BASE_URL', '--pairing', 'together', '--rounds', 'errors==0', 'regression<=20%']));
     expect(line).not.toContain('--baseline');
   });
@@ -84,7 +84,7 @@ describe('the example load workflow\'s gate, base and pull request interleaved',
     expectValidLoad(report);
     expect(report.baseline!.baseUrl).toBe(base.baseUrl);
     for (const c of report.baseline!.scenarios) {
-      const r = c.interleaved!.regression!;
+      const r = c.paired!.regression!;
       // The interval is judged, not the estimate: the low end stays under the tolerance.
       expect(r.lowPct).toBeLessThanOrEqual(20);
       expect(r.lowPct).toBeLessThanOrEqual(r.estimatePct);

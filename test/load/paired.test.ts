@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compareInterleavedScenario } from '../../load/report/baseline.js';
+import { comparePairedScenario } from '../../load/report/baseline.js';
 import type { RoundPair, ScenarioResult } from '../../load/report/load-results.js';
 import { judgedEnd, meanInterval, pairedChange, regressionInterval, tQuantile975 } from '../../load/report/paired.js';
 import { evaluateThresholds, parseThreshold } from '../../load/report/thresholds.js';
 
-// The interleaved comparison's statistics on fixed inputs: the interval, and the decision taken on it.
+// The paired comparison's statistics on fixed inputs: the interval, and the decision taken on it.
 // Hand-checked values: mean and sd by hand, t from a table.
 
 describe('the t interval of a mean', () => {
@@ -75,7 +75,7 @@ describe('the gate regression<=20% on pairs of rounds', () => {
     order: 'together', baseline: { requestsPerSecond: b, p99 }, current: { requestsPerSecond: current[i]!, p99 },
   }));
   const gate = (p: RoundPair[]) => {
-    const comparison = compareInterleavedScenario({ current: scenario, baseline: scenario, pairs: p });
+    const comparison = comparePairedScenario({ current: scenario, baseline: scenario, pairs: p });
     const [result] = evaluateThresholds([parseThreshold('regression<=20%')], [scenario], { baseUrl: 'http://127.0.0.1:1', startedAt: '', scenarios: [comparison], missing: [] });
     return { comparison, result: result! };
   };
