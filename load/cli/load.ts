@@ -1,7 +1,7 @@
 /**
  * `npm run load`: the autocannon engine. Prepares the target (announced first, loopback guard), runs each
  * scenario in turn through autocannon's programmatic API with the shared reply check, gates on thresholds
- * (and a baseline: a stored load.json, or a second server loaded in rounds alternating with the target's),
+ * (and a baseline: a stored load.json, or a second server loaded in this run, in pairs of rounds with the target),
  * and writes load.json, load.md, load.html and load-junit.xml.
  */
 import { resolve } from 'node:path';
@@ -100,10 +100,11 @@ async function run(o: LoadOptions): Promise<number> {
 
     /** One round of `scenario` against `t`. */
     const runRound = async (t: LoadTarget, scenario: (typeof scenarios)[number], seconds = durationS): Promise<ScenarioResult> => {
+      const label = t === baselineTarget ? `${scenario.name} (baseline)` : scenario.name;
       const running = runScenario(t, scenario, { durationS: seconds, connections, rate, maxRequests, timeoutS: TIMEOUT_S, progress: o.progress });
       current.add(running);
       // Without a terminal (CI) no progress bar: a plain line every 2 s instead.
-      const ticker = o.progressLines ? setInterval(() => console.error(progressLine(scenario.name, running.soFar(), durationS)), PROGRESS_EVERY_MS) : undefined;
+      const ticker = o.progressLines ? setInterval(() => console.error(progressLine(label, running.soFar(), seconds)), PROGRESS_EVERY_MS) : undefined;
       try {
         return await running.result;
       } finally {
@@ -126,8 +127,6 @@ async function run(o: LoadOptions): Promise<number> {
         if (done.length === rounds) results.push(medianRound(done));
         continue;
       }
-      // Pairs alternate which side goes first (AB, BA, AB...): a machine that slows down or warms up over
-      // the run then weighs on the baseline and the target alike, instead of always on the second.
       // A warm-up second of each side first, not counted: a server's first second (JIT, connections) ran at
       // a fraction of its speed here, and would make the first pair's ratio say more about who went first.
       console.error(`${scenario.name}: warm-up of the baseline and the target, ${WARM_UP_S} s, not counted`);
@@ -143,6 +142,8 @@ async function run(o: LoadOptions): Promise<number> {
           console.error(`${scenario.name}: pair ${pair} of ${rounds}, the baseline and the target together`);
           [got.baseline, got.current] = await Promise.all([runRound(baselineTarget, scenario), runRound(target, scenario)]);
         } else {
+          // Pairs alternate which side goes first (AB, BA, AB...): a machine that slows down or warms up over
+          // the run then weighs on the baseline and the target alike, instead of always on the second.
           for (const side of order === 'baseline-first' ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const)) {
             if (interrupted !== undefined) break;
             console.error(`${scenario.name}: pair ${pair} of ${rounds}, ${side === 'baseline' ? 'the baseline' : 'the target'}`);
