@@ -76,8 +76,8 @@ Verdict
                           bootstrap endpoint
   --pairing together|alternate  with --baseline-url, how a pair's two rounds run: together (default: both
                           loaded during the same seconds, --connections each, so whatever slows the machine
-                          slows both; beside other work, 1-7 % noise per pair) or alternate (one after the
-                          other, AB BA AB...: 20-90 % noise per pair there). Together, the two sides share
+                          slows both; beside other work, req/s noise 0.3-15 % per pair) or alternate (one after
+                          the other, AB BA AB...: 7-88 % per pair there). Together, the two sides share
                           the load generator: a slower side leaves more of it to the faster, which widens a
                           difference (a real slowdown shows larger, a same-code run stays near zero)
   --baseline <load.json>  an earlier run's load.json: compare req/s and p99 (the regression metric), one
