@@ -6,12 +6,12 @@
 import { mkdirSync } from 'node:fs';
 import { parseCommandLine } from '../../src/kit/command-line.js';
 import { exitStatus } from '../../src/kit/main.js';
-import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
+import { enumOption, listOption, numberOption, urlOption, UsageError } from '../../src/kit/options.js';
 import type { Secrets } from '../../src/kit/scrub.js';
 import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
 import { BaselineError, readBaseline } from '../report/baseline.js';
 import { loadSecrets } from '../report/load-report.js';
-import type { LoadReport } from '../report/load-results.js';
+import { PAIRINGS, type LoadReport } from '../report/load-results.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, parseThreshold, thresholdProblem, type Threshold,
 } from '../report/thresholds.js';
@@ -50,7 +50,8 @@ Load
   --max-requests <n>      stop a scenario after this many requests (default and at most ${CAPS.requests})
   --rounds <n>            run each scenario n times back to back and report its round of median req/s
                           (errors count every round); --baseline's regression then compares the medians of
-                          req/s and of p99, not one sample each (default 1, at most 9)
+                          req/s and of p99, not one sample each (default 1, at most 9). With --baseline-url:
+                          the number of pairs of rounds (default 5, at least 3)
   --quiet                 no progress: by default stderr shows autocannon's progress bar on a terminal,
                           else a plain line every 2 s (scenario, elapsed, requests sent, responses, errors)
 
@@ -62,10 +63,25 @@ Verdict
                           replies, timeouts, connection errors; a 429 is one); error-rate (a fraction, or
                           with %); p50 p90 p99 max mean (latency, ms); ttfe-p50 ttfe-p90 ttfe-p99 ttfe-max,
                           ttr-p50 ... ttr-max (streaming: time to first event, to result, ms); regression
-                          (vs --baseline: the larger of the req/s drop and the p99 rise, in %).
-                          Default when no --threshold is given: ${DEFAULT_THRESHOLDS.join(', ')} (and ${DEFAULT_REGRESSION} with
-                          --baseline). ${BUILTIN_THRESHOLD} is always checked.
-  --baseline <load.json>  an earlier run's load.json: compare req/s and p99 (the regression metric)
+                          (vs the baseline: the larger of the req/s drop and the p99 rise, in %; with
+                          --baseline-url judged on its interval). Default when no --threshold is given:
+                          ${DEFAULT_THRESHOLDS.join(', ')} (and ${DEFAULT_REGRESSION} with a baseline). ${BUILTIN_THRESHOLD} is always checked.
+  --baseline-url <url>    compare with a second server, the base, in this same run: each scenario loads
+                          the base and the target in pairs of rounds (--rounds, --pairing), and the
+                          regression is the mean over the pairs of target/base (req/s and p99) with a
+                          95 % t interval; regression<=20% fails only when the whole interval is above
+                          20 %. The way to gate a pull request on a shared machine: two runs one after the
+                          other differ by more than the regressions worth catching. Needs --target url
+                          (the candidate); loopback only unless --allow-remote; its key comes from its
+                          bootstrap endpoint
+  --pairing together|alternate  with --baseline-url, how a pair's two rounds run: together (default: both
+                          loaded during the same seconds, --connections each, so whatever slows the machine
+                          slows both; beside other work, req/s noise 0.3-15 % per pair) or alternate (one after
+                          the other, AB BA AB...: 7-88 % per pair there). Together, the two sides share
+                          the load generator: a slower side leaves more of it to the faster, which widens a
+                          difference (a real slowdown shows larger, a same-code run stays near zero)
+  --baseline <load.json>  an earlier run's load.json: compare req/s and p99 (the regression metric), one
+                          stored sample against this run's (only as good as the two machines are alike)
 
 Run
   --report-dir <dir>      where the files go (default: env HARNESS_REPORT_DIR, else reports/latest)
@@ -90,12 +106,20 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
     target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
     mutant: { type: 'string' }, scenario: { type: 'string', multiple: true }, duration: { type: 'string' }, connections: { type: 'string' },
     rate: { type: 'string' }, 'max-requests': { type: 'string' }, quiet: { type: 'boolean' }, threshold: { type: 'string', multiple: true },
-    baseline: { type: 'string' }, 'report-dir': { type: 'string' }, rounds: { type: 'string' },
+    baseline: { type: 'string' }, 'baseline-url': { type: 'string' }, pairing: { type: 'string' }, 'report-dir': { type: 'string' }, rounds: { type: 'string' },
   }, { args });
   const apiKey = keyOption(values, 'api-key');
-  onSecrets(loadSecrets({ apiKey, baseUrl: values['base-url'] }));
+  onSecrets(loadSecrets({ apiKey, baseUrl: values['base-url'], baselineUrl: values['baseline-url'] }));
   const { kind, baseUrl } = targetOption(values, { kinds: LOAD_TARGET_KINDS, baseUrlKinds: ['url'] });
   const mutant = mutantOption(values.mutant, kind, 'load');
+  const baselineUrl = urlOption('--baseline-url', values['baseline-url']);
+  if (baselineUrl !== undefined) {
+    if (values.baseline !== undefined) fail('--baseline-url and --baseline are two ways to compare: a server loaded in this run, or a stored load.json; give one');
+    if (kind !== 'url') fail(`--baseline-url compares two servers: give the candidate as --target url --base-url <url>, not --target ${kind}`);
+  }
+  const hasBaseline = values.baseline !== undefined || baselineUrl !== undefined;
+  const pairing = enumOption('--pairing', values.pairing, PAIRINGS);
+  if (pairing !== undefined && baselineUrl === undefined) fail('--pairing says how the rounds of --baseline-url pair up: give --baseline-url <url>');
 
   const names = listOption('--scenario', values.scenario, 'scenario name') ?? DEFAULT_SCENARIOS;
   const scenarios: Scenario[] = names.map((n) => scenarioByName(n) ?? fail(`unknown scenario "${n}"; known: ${SCENARIOS.map((x) => x.name).join(', ')}`));
@@ -104,19 +128,20 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
   const connections = numberOption('--connections', values.connections, { integer: true, min: 1, max: CAPS.connections, fallback: 10 });
   const rate = numberOption('--rate', values.rate, { min: 1, max: CAPS.rate });
   const maxRequests = numberOption('--max-requests', values['max-requests'], { integer: true, min: 1, max: CAPS.requests, fallback: CAPS.requests });
-  const rounds = numberOption('--rounds', values.rounds, { integer: true, min: 1, max: 9, fallback: 1 });
+  // An interval needs pairs to measure the noise from: 3 at least (2 degrees of freedom).
+  const rounds = numberOption('--rounds', values.rounds, baselineUrl !== undefined ? { integer: true, min: 3, max: 9, fallback: 5 } : { integer: true, min: 1, max: 9, fallback: 1 });
 
   const thresholdTexts = values.threshold ?? [];
   let thresholds: Threshold[] = [];
   try {
     thresholds = thresholdTexts.length > 0
       ? thresholdTexts.map((t) => parseThreshold(t, 'option'))
-      : [...DEFAULT_THRESHOLDS, ...(values.baseline ? [DEFAULT_REGRESSION] : [])].map((t) => parseThreshold(t, 'default'));
+      : [...DEFAULT_THRESHOLDS, ...(hasBaseline ? [DEFAULT_REGRESSION] : [])].map((t) => parseThreshold(t, 'default'));
   } catch (err) {
     if (err instanceof ThresholdError) fail(err.message);
     throw err;
   }
-  const thresholdIssue = thresholdProblem(thresholds, scenarios, values.baseline !== undefined);
+  const thresholdIssue = thresholdProblem(thresholds, scenarios, hasBaseline);
   if (thresholdIssue) fail(thresholdIssue);
 
   let baseline: LoadReport | undefined;
@@ -137,7 +162,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
   }
   return {
     kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant, scenarios, durationS, connections, rate, maxRequests, rounds,
-    thresholds, baseline, baselinePath: values.baseline, reportDir, progress: !values.quiet && process.stderr.isTTY === true,
+    thresholds, baseline, baselinePath: values.baseline, baselineUrl, pairing: pairing ?? 'together', reportDir, progress: !values.quiet && process.stderr.isTTY === true,
     progressLines: !values.quiet && process.stderr.isTTY !== true,
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The stored baseline: a load.json of an earlier run (a committed file, or the previous CI run's artefact),
- * and this run compared with it, scenario by scenario, on throughput and p99.
+ * The comparison with a baseline, scenario by scenario, on throughput and p99: a stored load.json of an
+ * earlier run (--baseline: a committed file, or the previous CI run's artefact), or a second server loaded
+ * in this run, round for round alternately with the target (--baseline-url; load/report/paired.ts).
  */
 import { readFileSync } from 'node:fs';
-import type { BaselineComparison, BaselineScenarioComparison, LoadReport, MetricComparison, ScenarioResult } from './load-results.js';
+import type { BaselineComparison, BaselineScenarioComparison, PairedComparison, LoadReport, MetricComparison, RoundPair, ScenarioResult } from './load-results.js';
+import { CONFIDENCE, pairedChange, regressionInterval } from './paired.js';
 import { loadReportProblems } from './load-json.js';
 import { median } from '../probe/analysis.js';
 
@@ -60,4 +62,39 @@ export function compareWithBaseline(current: ScenarioResult[], baseline: LoadRep
     else missing.push(s.name);
   }
   return { file, startedAt: baseline.startedAt, scenarios, missing };
+}
+
+export const PAIRED_METHOD = 'per pair of rounds, log(candidate / baseline) of req/s and of p99; Student\'s t interval of their mean '
+  + `(n − 1 degrees of freedom, ${CONFIDENCE * 100} % two-sided), back in percent; the regression is the larger of the req/s drop `
+  + 'and the p99 rise, and a regression threshold fails only when the whole interval is beyond it';
+
+/** One scenario loaded in pairs of rounds: the candidate's and the baseline's median rounds and every pair. */
+export interface PairedScenario {
+  current: ScenarioResult;
+  baseline: ScenarioResult;
+  pairs: RoundPair[];
+}
+
+export function comparePairedScenario({ current, baseline, pairs }: PairedScenario): BaselineScenarioComparison {
+  const rpsChange = pairedChange(pairs.map((p) => p.baseline.requestsPerSecond), pairs.map((p) => p.current.requestsPerSecond));
+  const p99Change = pairedChange(pairs.map((p) => p.baseline.p99), pairs.map((p) => p.current.p99));
+  const regression = regressionInterval(rpsChange, p99Change);
+  const paired: PairedComparison = { method: PAIRED_METHOD, confidence: CONFIDENCE, pairs, requestsPerSecond: rpsChange, p99: p99Change, regression };
+  // The medians, for reading; the change is the paired estimate, which the interval surrounds.
+  const metric = (side: 'baseline' | 'current', key: 'requestsPerSecond' | 'p99') => median(pairs.map((p) => p[side][key])) ?? 0;
+  const comparison = (key: 'requestsPerSecond' | 'p99', change: typeof rpsChange): MetricComparison => ({
+    baseline: metric('baseline', key), current: metric('current', key), changePct: change?.changePct ?? null,
+  });
+  return {
+    name: current.name,
+    requestsPerSecond: comparison('requestsPerSecond', rpsChange),
+    p99: comparison('p99', p99Change),
+    errors: { baseline: baseline.errors, current: current.errors },
+    regressionPct: regression?.estimatePct ?? null,
+    paired,
+  };
+}
+
+export function comparePaired(scenarios: PairedScenario[], baseUrl: string, startedAt: string): BaselineComparison {
+  return { baseUrl, startedAt, scenarios: scenarios.map(comparePairedScenario), missing: [] };
 }

@@ -9,6 +9,7 @@ import { fmt, pct } from '../../src/kit/numbers.js';
 import { barChart, lineChart } from '../../src/kit/svg-chart.js';
 import { BODY, PALETTE, sectionStyle } from '../../src/kit/page-style.js';
 import { errorKindsSeen, loadWord, type LoadReport, type ScenarioResult } from './load-results.js';
+import { intervalText } from './thresholds.js';
 
 export const LOAD_HTML = 'load.html';
 
@@ -68,7 +69,8 @@ function scenarioBlock(load: LoadReport, s: ScenarioResult): string {
       ['time to first event p50 / p90 / p99 / max', `${[s.streaming.timeToFirstEventMs.p50, s.streaming.timeToFirstEventMs.p90, s.streaming.timeToFirstEventMs.p99, s.streaming.timeToFirstEventMs.max].map((v) => fmt(v)).join(' / ')} ms`],
       ['time to result p50 / p90 / p99 / max', `${[s.streaming.timeToResultMs.p50, s.streaming.timeToResultMs.p90, s.streaming.timeToResultMs.p99, s.streaming.timeToResultMs.max].map((v) => fmt(v)).join(' / ')} ms`],
     ] : []),
-    ...(c ? [['vs baseline', `req/s ${pct(c.requestsPerSecond.changePct)} (was ${fmt(c.requestsPerSecond.baseline)}), p99 ${pct(c.p99.changePct)} (was ${fmt(c.p99.baseline)} ms)`]] : []),
+    ...(c && !c.paired ? [['vs baseline', `req/s ${pct(c.requestsPerSecond.changePct)} (was ${fmt(c.requestsPerSecond.baseline)}), p99 ${pct(c.p99.changePct)} (was ${fmt(c.p99.baseline)} ms)`]] : []),
+    ...(c?.paired ? [['vs baseline, in pairs of rounds', intervalText(c)]] : []),
   ];
   return `<h3>${h(s.name)}</h3>\n<p class="muted">${h(s.description)}</p>\n`
     + `<table>${rows.map(([k, v]) => `<tr><th>${h(k!)}</th><td>${h(v!)}</td></tr>`).join('')}</table>\n`

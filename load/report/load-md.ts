@@ -26,7 +26,10 @@ export function renderLoadMd(load: LoadReport): string {
     let vs: string[] = [];
     if (load.baseline) {
       const c = load.baseline.scenarios.find((b) => b.name === s.name);
-      vs = [c ? `req/s ${pct(c.requestsPerSecond.changePct)} (${fmt(c.requestsPerSecond.baseline)}), p99 ${pct(c.p99.changePct)} (${fmt(c.p99.baseline)} ms)` : 'not in the baseline'];
+      const r = c?.paired?.regression;
+      vs = [!c ? 'not in the baseline'
+        : `req/s ${pct(c.requestsPerSecond.changePct)} (${fmt(c.requestsPerSecond.baseline)}), p99 ${pct(c.p99.changePct)} (${fmt(c.p99.baseline)} ms)`
+          + (r ? `; regression ${pct(r.estimatePct)}, 95 % interval ${pct(r.lowPct)} … ${pct(r.highPct)}` : '')];
     }
     out.push(row([mdText(s.name), fmt(s.requestsPerSecond), String(s.requests), fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.max), s.errors === 0 ? '0' : `**${s.errors}**`, ...vs]));
   }
@@ -45,6 +48,30 @@ export function renderLoadMd(load: LoadReport): string {
     out.push('', `Time to first event and to result: ${mdText(load.settings.streamingTiming)}.`, '');
   }
 
+  const paired = (load.baseline?.scenarios ?? []).filter((c) => c.paired);
+  if (paired.length > 0) {
+    const i = paired[0]!.paired!;
+    out.push(`### Against the baseline, in pairs of rounds (${mdText(load.baseline!.baseUrl ?? '')})`, '');
+    const how = load.settings.pairing === 'alternate' ? "the baseline's and the target's one after the other (AB, BA, AB...)" : 'the baseline and the target loaded together';
+    out.push(`${i.pairs.length} pairs of rounds per scenario, ${how}. Method: ${mdText(i.method)}.`, '');
+    out.push(row(['scenario', 'regression (95 % interval)', 'req/s change', 'p99 change', 'noise per pair (req/s, p99)', 'pairs: req/s baseline → target']));
+    out.push(row(['---', '---', '---', '---', '---', '---']));
+    const change = (x: { changePct: number; lowPct: number; highPct: number } | null) => (x ? `${pct(x.changePct)} [${pct(x.lowPct)}, ${pct(x.highPct)}]` : 'n/a');
+    for (const c of paired) {
+      const it = c.paired!;
+      const r = it.regression;
+      out.push(row([
+        mdText(c.name),
+        r ? `${pct(r.estimatePct)} (${pct(r.lowPct)} … ${pct(r.highPct)})` : 'n/a',
+        change(it.requestsPerSecond),
+        change(it.p99),
+        `${it.requestsPerSecond ? `${fmt(it.requestsPerSecond.noisePct)} %` : 'n/a'}, ${it.p99 ? `${fmt(it.p99.noisePct)} %` : 'n/a'}`,
+        it.pairs.map((p) => `${fmt(p.baseline.requestsPerSecond)} → ${fmt(p.current.requestsPerSecond)}`).join(', '),
+      ]));
+    }
+    out.push('');
+  }
+
   const erring = load.scenarios.filter((s) => s.errors > 0);
   if (erring.length > 0) {
     out.push('### Errors by kind', '');
@@ -57,7 +84,7 @@ export function renderLoadMd(load: LoadReport): string {
     const actual = t.actual === null ? 'not measured' : fmt(t.actual, 4);
     out.push(`- ${t.ok ? '✅' : '❌'} ${mdText(t.scenario)}: ${mdCode(t.expression)}: actual ${actual}${t.note ? ` (${mdText(t.note)})` : ''}${t.origin === 'option' ? '' : ` _${t.origin}_`}`);
   }
-  if (load.baseline && load.baseline.missing.length > 0) out.push('', `Not in the baseline (${mdText(load.baseline.file)}): ${load.baseline.missing.map(mdText).join(', ')}.`);
+  if (load.baseline && load.baseline.missing.length > 0) out.push('', `Not in the baseline (${mdText(load.baseline.file ?? load.baseline.baseUrl ?? '')}): ${load.baseline.missing.map(mdText).join(', ')}.`);
   out.push('');
   return out.join('\n');
 }

@@ -50,9 +50,9 @@ export function assembleLoadReport(parts: {
   };
 }
 
-/** The secrets of a load run: its key and the credentials in its base URL. */
-export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; admin?: { url: string; token: string } }): Secrets {
-  return Secrets.from({ values: [parts.apiKey, parts.admin?.token], urls: [parts.baseUrl, parts.admin?.url] });
+/** The secrets of a load run: its keys and the credentials in its base URLs (the target's and the baseline's). */
+export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; baselineUrl?: string; baselineKey?: string; admin?: { url: string; token: string } }): Secrets {
+  return Secrets.from({ values: [parts.apiKey, parts.baselineKey, parts.admin?.token], urls: [parts.baseUrl, parts.baselineUrl, parts.admin?.url] });
 }
 
 /**

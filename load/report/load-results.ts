@@ -4,6 +4,7 @@
  */
 import type { RecordableHistogram } from 'node:perf_hooks';
 import { ERROR_KINDS, type ErrorKind } from '../reply-check.js';
+import type { PairedChange, RegressionInterval } from './paired.js';
 
 export const LOAD_SCHEMA_VERSION = 1;
 
@@ -112,10 +113,43 @@ export interface BaselineScenarioComparison {
   errors: { baseline: number; current: number };
   /** The larger of the throughput drop and the p99 rise, in percent (negative: better than the baseline). */
   regressionPct: number | null;
+  /** With --baseline-url: the pairs of rounds and the intervals the regression is judged on (load/report/paired.ts). */
+  paired?: PairedComparison;
+}
+
+export type Pairing = 'together' | 'alternate';
+export const PAIRINGS: readonly Pairing[] = ['together', 'alternate'];
+
+/** One pair of rounds: the baseline's and the candidate's, loaded one right after the other. */
+export interface RoundPair {
+  /**
+   * How the pair ran: both rounds at once (--pairing together), or one after the other, pairs alternating
+   * which goes first (AB, BA, AB...) so that a drift over the run weighs on both sides alike.
+   */
+  order: 'together' | 'baseline-first' | 'current-first';
+  baseline: { requestsPerSecond: number; p99: number };
+  current: { requestsPerSecond: number; p99: number };
+}
+
+export interface PairedComparison {
+  /** How the intervals were computed, in one sentence. */
+  method: string;
+  /** Two-sided confidence of each metric's interval. */
+  confidence: number;
+  pairs: RoundPair[];
+  /** The change of req/s over the pairs (negative: fewer), null when no pair has two positive values. */
+  requestsPerSecond: PairedChange | null;
+  p99: PairedChange | null;
+  /** The larger of the req/s drop and the p99 rise: estimate and interval. Null when neither was measured. */
+  regression: RegressionInterval | null;
 }
 
 export interface BaselineComparison {
-  file: string;
+  /** The --baseline file (a stored load.json); absent with --baseline-url. */
+  file?: string;
+  /** The --baseline-url server, loaded in this run in pairs of rounds with the target. */
+  baseUrl?: string;
+  /** When the baseline run started (with --baseline-url: this run). */
   startedAt: string;
   scenarios: BaselineScenarioComparison[];
   /** Scenarios of this run the baseline does not have. */
@@ -135,6 +169,10 @@ export interface LoadSettings {
   /** The threshold expressions in force (the options, or the defaults). */
   thresholds: string[];
   baseline: string | null;
+  /** The --baseline-url server, or null; absent in reports written before it. */
+  baselineUrl?: string | null;
+  /** With --baseline-url: how each pair's two rounds ran (--pairing). */
+  pairing?: Pairing;
   /** How time to first event and time to result are measured. */
   streamingTiming: string;
 }

@@ -6,7 +6,8 @@
  */
 import type { Scenario } from '../scenarios.js';
 import { pct } from '../../src/kit/numbers.js';
-import { errorKindsText, type BaselineComparison, type ScenarioResult, type ThresholdResult } from './load-results.js';
+import { errorKindsText, type BaselineComparison, type BaselineScenarioComparison, type ScenarioResult, type ThresholdResult } from './load-results.js';
+import { CONFIDENCE, judgedEnd, type PairedChange } from './paired.js';
 
 export const OPS = ['<=', '>=', '==', '<', '>'] as const;
 export type Op = (typeof OPS)[number];
@@ -24,7 +25,8 @@ export const METRICS: Record<string, string> = {
   ...Object.fromEntries(LATENCY.map((p) => [p, `latency ${p === 'mean' ? 'mean' : p === 'max' ? 'maximum' : `${p.slice(1)}th percentile`} in ms`])),
   ...Object.fromEntries(STREAMING_PERCENTILES.map((p) => [`ttfe-${p}`, `streaming: time to first event, ${p}, in ms`])),
   ...Object.fromEntries(STREAMING_PERCENTILES.map((p) => [`ttr-${p}`, `streaming: time to result, ${p}, in ms`])),
-  regression: 'vs --baseline: the larger of the req/s drop and the p99 rise, in % (needs %)',
+  regression: 'vs --baseline or --baseline-url: the larger of the req/s drop and the p99 rise, in % (needs %); with --baseline-url '
+    + 'judged on its confidence interval (<= fails only when the whole interval is above)',
 };
 
 export interface Threshold {
@@ -42,7 +44,7 @@ export class ThresholdError extends Error {}
 
 /** Used when no --threshold is given: a load run with broken replies fails. */
 export const DEFAULT_THRESHOLDS = ['errors==0'] as const;
-/** Added to the defaults when a --baseline is given. */
+/** Added to the defaults when a --baseline or --baseline-url is given. */
 export const DEFAULT_REGRESSION = 'regression<=20%';
 /** Always checked: a scenario that completed no response measured nothing. */
 export const BUILTIN_THRESHOLD = 'requests>0';
@@ -87,7 +89,7 @@ export function thresholdProblem(thresholds: Threshold[], scenarios: readonly Sc
       if (t.scenario && !streaming.includes(t.scenario)) return `threshold "${label}": ${t.scenario} has no streaming request`;
       if (!t.scenario && streaming.length === 0) return `threshold "${label}": none of the scenarios run (${names.join(', ')}) has a streaming request`;
     }
-    if (t.metric === 'regression' && !hasBaseline) return `threshold "${label}" compares with a baseline: give --baseline <load.json>`;
+    if (t.metric === 'regression' && !hasBaseline) return `threshold "${label}" compares with a baseline: give --baseline-url <url> (loaded in this run) or --baseline <load.json>`;
   }
   return undefined;
 }
@@ -102,6 +104,23 @@ export function holds(actual: number, op: Op, value: number): boolean {
   }
 }
 
+const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}`;
+const changeText = (c: PairedChange) => `${signed(c.changePct)} % [${signed(c.lowPct)}, ${signed(c.highPct)}], noise ${c.noisePct.toFixed(1)} %/pair`;
+
+/**
+ * `regression +31.2 % (95 % interval +24.0 … +38.4 %, 5 pairs; req/s −24.1 % [−29.0, −18.9], noise 4.1 %/pair;
+ * p99 +31.2 % [...])`: the paired comparison in one line, for the console, the notes and load.md.
+ */
+export function intervalText(c: BaselineScenarioComparison): string {
+  const i = c.paired;
+  if (!i) return `req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)} vs the baseline`;
+  const r = i.regression;
+  const head = r
+    ? `regression ${signed(r.estimatePct)} % (${Math.round(CONFIDENCE * 100)} % interval ${signed(r.lowPct)} … ${signed(r.highPct)} %, ${i.pairs.length} pairs`
+    : `regression not measured (${i.pairs.length} pairs`;
+  return `${head}; req/s ${i.requestsPerSecond ? changeText(i.requestsPerSecond) : 'not measured'}; p99 ${i.p99 ? changeText(i.p99) : 'not measured'})`;
+}
+
 /** The metric's value on one scenario, or a note on why there is none. */
 function measure(t: Threshold, s: ScenarioResult, baseline: BaselineComparison | undefined): { actual: number | null; note?: string } {
   switch (t.metric) {
@@ -114,6 +133,8 @@ function measure(t: Threshold, s: ScenarioResult, baseline: BaselineComparison |
       if (!c) return { actual: null, note: 'the baseline has no such scenario' };
       const note = `req/s ${pct(c.requestsPerSecond.changePct)}, p99 ${pct(c.p99.changePct)} vs the baseline`;
       if (c.regressionPct === null) return { actual: null, note: `${note}: nothing to compare` };
+      const r = c.paired?.regression;
+      if (r) return { actual: judgedEnd(r, t.op), note: `${intervalText(c)}; judged on the interval's ${t.op === '==' ? 'estimate' : t.op.startsWith('<') ? 'low end' : 'high end'}` };
       return { actual: c.regressionPct, note };
     }
   }

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNTHROTTLED } from '../../load/target.js';
+import { startReference, type ReferenceServer } from '../helpers/reference.js';
 import { expectValidLoad } from './load-schema.js';
 import { readReport, reportText, runLoad } from './load-run.js';
 
@@ -55,5 +57,39 @@ describe('the baseline regression gate', () => {
     const gate = report.thresholds.find((t) => t.metric === 'regression')!;
     expect(gate).toMatchObject({ ok: true, origin: 'option', scenario: 'schedule-preview' });
     expect(run.stdout).toMatch(/vs baseline: req\/s [+−±][\d.]+ %, p99 [+−±][\d.]+ %/);
+  }, 90_000);
+});
+
+describe('the baseline loaded in the same run (--baseline-url), pairs one after the other', () => {
+  let base: ReferenceServer;
+  let candidate: ReferenceServer;
+  beforeAll(async () => {
+    [base, candidate] = await Promise.all([startReference(UNTHROTTLED), startReference(UNTHROTTLED)]);
+  });
+  afterAll(() => Promise.all([base.close(), candidate.close()]));
+
+  // Behaviour only (the order of the rounds, the report's shape), no regression gate: docs-gates.test.ts
+  // judges the decision on the workflow's own command.
+  it('alternates which side goes first and reports every pair with its interval', async () => {
+    const dir = join(root, 'alternate');
+    const run = await runLoad(['--base-url', candidate.baseUrl, '--baseline-url', base.baseUrl, '--pairing', 'alternate', '--rounds', '3',
+      '--scenario', 'tools-list', '--duration', '1', '--connections', '2', '--threshold', 'errors==0', '--report-dir', dir, '--quiet']);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stderr).toMatch(/^baseline target: http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(run.stderr.split('\n').filter((l) => /^tools-list: pair/.test(l))).toEqual([
+      'tools-list: pair 1 of 3, the baseline', 'tools-list: pair 1 of 3, the target',
+      'tools-list: pair 2 of 3, the target', 'tools-list: pair 2 of 3, the baseline',
+      'tools-list: pair 3 of 3, the baseline', 'tools-list: pair 3 of 3, the target',
+    ]);
+    const report = readReport(dir);
+    expectValidLoad(report);
+    expect(report.settings).toMatchObject({ rounds: 3, pairing: 'alternate', baselineUrl: base.baseUrl, baseline: null });
+    const c = report.baseline!.scenarios[0]!;
+    expect(c.paired!.pairs.map((p) => p.order)).toEqual(['baseline-first', 'current-first', 'baseline-first']);
+    const r = c.paired!.regression!;
+    expect(r.lowPct).toBeLessThanOrEqual(r.estimatePct);
+    expect(r.estimatePct).toBeLessThanOrEqual(r.highPct);
+    expect(run.stdout).toMatch(/^ {2}vs baseline, in pairs: regression [+−±][\d.]+ % \(95 % interval /m);
+    expect(reportText(dir, 'load.md')).toMatch(/### Against the baseline, in pairs of rounds \(http:\/\/127\.0\.0\.1:\d+\)/);
   }, 90_000);
 });

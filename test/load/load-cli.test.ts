@@ -136,6 +136,12 @@ describe.concurrent('usage errors exit 2 before any traffic', () => {
     ['--target url without --base-url', ['--target', 'url'], /--target url needs --base-url/],
     ['a mutant on a url target', ['--base-url', 'http://127.0.0.1:9', '--mutant', 'load-500-every-nth'], /--mutant works with the embedded target only/],
     ['an unknown mutant', ['--mutant', 'nope'], /unknown mutant "nope"; known: .*\bload-500-every-nth\b/],
+    ['--baseline-url beside --baseline', ['--base-url', 'http://127.0.0.1:9', '--baseline-url', 'http://127.0.0.1:8', '--baseline', 'x.json'], /--baseline-url and --baseline are two ways to compare/],
+    ['--baseline-url with the embedded target', ['--target', 'embedded', '--baseline-url', 'http://127.0.0.1:8'], /--baseline-url compares two servers: give the candidate as --target url/],
+    ['--baseline-url that is no http URL', ['--base-url', 'http://127.0.0.1:9', '--baseline-url', 'ftp://127.0.0.1:8'], /--baseline-url must be an http\(s\) URL/],
+    ['--baseline-url with 2 pairs (no noise to measure)', ['--base-url', 'http://127.0.0.1:9', '--baseline-url', 'http://127.0.0.1:8', '--rounds', '2'], /--rounds must be from 3 to 9/],
+    ['--pairing without --baseline-url', ['--pairing', 'together'], /--pairing says how the rounds of --baseline-url pair up/],
+    ['an unknown pairing', ['--base-url', 'http://127.0.0.1:9', '--baseline-url', 'http://127.0.0.1:8', '--pairing', 'abab'], /--pairing must be together or alternate/],
   ];
   it.each(cases)('%s', (_name, args, message) => {
     const dir = join(root, `usage-${Math.random().toString(36).slice(2)}`);
@@ -241,4 +247,12 @@ describe('rounds', () => {
     expect(run.stdout).toMatch(/^ {2}rounds: [\d.]+ req\/s p99 [\d.]+ ms; [\d.]+ req\/s p99 [\d.]+ ms; [\d.]+ req\/s p99 [\d.]+ ms \(the median round above; errors count every round\)$/m);
     expect(run.stderr.match(/^tools-list: round \d of 3$/gm)).toHaveLength(3);
   }, 90_000);
+});
+
+describe('--baseline-url', () => {
+  it('defaults to 5 pairs of rounds run together, with the regression gate among the default thresholds', () => {
+    const o = readLoadOptions(['--base-url', 'http://127.0.0.1:9', '--baseline-url', 'http://127.0.0.1:8', '--report-dir', join(root, 'baseline-url')], () => undefined);
+    expect(o).toMatchObject({ kind: 'url', baselineUrl: 'http://127.0.0.1:8', rounds: 5, pairing: 'together', baseline: undefined });
+    expect(o.thresholds.map((t) => `${t.expression}:${t.origin}`)).toEqual(['errors==0:default', 'regression<=20%:default']);
+  });
 });
