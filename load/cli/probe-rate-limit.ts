@@ -62,7 +62,7 @@ async function run(o: ProbeOptions): Promise<number> {
       '',
       ...clean.verdicts.map((v) => `${v.status === 'fail' ? 'FAIL' : v.status.padEnd(4)}  ${v.id}: ${v.message}`),
       '',
-      `${verdictWord(clean)}: ${verdictWord(clean) === 'INCONCLUSIVE' ? `${clean.sustained.summary} (--expect-rate makes this a failure); ` : ''}${clean.requests} requests in ${clean.durationS} s`,
+      `${verdictWord(clean)}: ${verdictWord(clean) === 'INCONCLUSIVE' ? `${clean.sustained.summary} (${o.expectRate === undefined ? '--expect-rate makes this a failure' : '--expect-rate not testable'}); ` : ''}${clean.requests} requests in ${clean.durationS} s`,
       `reports:\n${files.map((f) => `  ${join(f)}`).join('\n')}`,
     ];
     console.log(redact(out.join('\n')));

@@ -47,6 +47,10 @@ export function judge(x: {
   burst: number | undefined;
   noLimitUpTo: number | undefined;
   stop: StopReason | undefined;
+  /** The highest offered rate a step served without throttling (0: none). */
+  cleanUpTo?: number;
+  /** Why the steps ended for the probe's own reasons (its bounds, its machine), when no rate was measured. */
+  probeBound?: string;
   o: { expectRate?: number | undefined; expectBurst?: number | undefined; tolerancePct: number };
 }): Verdict[] {
   const out: Verdict[] = [];
@@ -78,7 +82,22 @@ export function judge(x: {
   }
 
   const missing = x.noLimitUpTo !== undefined ? `no limit found up to ${fmt(x.noLimitUpTo)} req/s` : `no sustained limit measured (${x.stop})`;
-  out.push(expectGate('expect-rate', x.o.expectRate, x.rate, x.o.tolerancePct, 'req/s', missing));
+  out.push(rateGate(x, missing));
   out.push(expectGate('expect-burst', x.o.expectBurst, x.burst, x.o.tolerancePct, 'requests', x.rate === undefined ? missing : 'no 429 from an idle key'));
   return out;
+}
+
+/**
+ * --expect-rate. No rate measured because the probe stopped for its own reasons (time budget, request cap, or
+ * a rate it could not offer on this machine) is not the service's fault: not testable, unless the steps served
+ * more than the expected rate without a 429, which the service did (then it fails, as no limit found does).
+ */
+function rateGate(x: Parameters<typeof judge>[0], missing: string): Verdict {
+  const { expectRate, tolerancePct } = x.o;
+  if (expectRate === undefined || x.rate !== undefined || x.probeBound === undefined) return expectGate('expect-rate', expectRate, x.rate, tolerancePct, 'req/s', missing);
+  const clean = x.cleanUpTo ?? 0;
+  if (clean > expectRate * (1 + tolerancePct / 100)) {
+    return verdict('expect-rate', 'fail', `expected ${fmt(expectRate)} req/s, but steps up to ${fmt(clean)} req/s were served without throttling (then ${x.probeBound})`);
+  }
+  return verdict('expect-rate', 'not-testable', `expected ${fmt(expectRate)} req/s, measured none: ${x.probeBound}; the service is not at fault (a longer --max-time, or a quieter machine, lets the probe measure it)`);
 }

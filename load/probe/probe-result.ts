@@ -23,7 +23,12 @@ export interface StepRow {
   maxLateMs: number;
 }
 
-export type StopReason = 'bracketed' | 'no-limit' | 'saturated' | 'time budget' | 'request cap';
+/**
+ * Why the steps ended. generator-bound: a throttled step whose requests the probe itself sent late (its event
+ * loop stalled: the machine it runs on was too busy) still was after its repeats, so the probe could not
+ * offer that rate as scheduled, and its 429s may be the probe's own burst: nothing about the service.
+ */
+export type StopReason = 'bracketed' | 'no-limit' | 'saturated' | 'time budget' | 'request cap' | 'generator-bound';
 
 /** Every 429 the probe received, by what its Retry-After was, and the JSON-RPC codes in their bodies. */
 export interface On429Tally {

@@ -21,7 +21,7 @@ import { headerLines, judge, retryAfterLine, yesNo } from './judge.js';
 import type { KeyRing } from './keys.js';
 import type { On429Tally, ProbeResult, StopReason } from './probe-result.js';
 import { probeRetryAfter, type RetryAfterFindings } from './retry-after.js';
-import { bracket, classifyStep, disturbance, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
+import { bracket, classifyStep, DISTURBED_LATE_MS, disturbance, nextStep, openStep, type NextStep, type StepClass, type StepOutcome, type SteppingRules } from './stepper.js';
 import type { LoadTarget } from '../target.js';
 
 export type { ProbeResult, StepRow, StopReason } from './probe-result.js';
@@ -220,6 +220,10 @@ interface Stepping {
   stop: StopReason;
   /** The highest offered rate served without a 429, when no limit was found. */
   noLimitUpTo: number | undefined;
+  /** Steps run again because the probe sent their requests late (its own machine, not the target). */
+  lateRepeats: number;
+  /** stop 'generator-bound': the rate the probe could not offer, and how late its requests went out. */
+  generatorBound?: { offered: number; lateMs: number };
 }
 
 /** Open-model steps of rising offered rate (geometric, then bisection) until the limit is bracketed or a bound is reached. */
@@ -228,28 +232,38 @@ async function stepTheRate(run: ProbeRun, reserveS: () => number): Promise<Stepp
   const rules: SteppingRules = { startRate: o.startRate, factor: 2, maxRate: o.maxRate, refineSteps: o.refineSteps, precision: 0.1 };
   const steps: Step[] = [];
   let repeats = 0;
+  let lateRepeats = 0;
   for (;;) {
     const next = nextStep(steps, rules);
     if ('done' in next) {
       if (next.done === 'saturated') o.log(`steps: the target or the probe could not keep up at ${fmt(next.at)} req/s (requests unsent or unanswered, no 429): stopping`);
-      return { steps, stop: next.done, noLimitUpTo: next.done === 'bracketed' ? undefined : next.upTo };
+      return { steps, stop: next.done, noLimitUpTo: next.done === 'bracketed' ? undefined : next.upTo, lateRepeats };
     }
     const durationS = Math.max(o.stepTimeS, 5 / next.rate);
     if (run.elapsedS() + durationS + 0.5 + reserveS() > o.maxTimeS) {
       o.log(`steps: stopping, the time budget (${o.maxTimeS} s) is nearly spent`);
-      return { steps, stop: 'time budget', noLimitUpTo: undefined };
+      return { steps, stop: 'time budget', noLimitUpTo: undefined, lateRepeats };
     }
     if (client.remaining < next.rate * durationS + o.maxBurst + 100) {
       o.log(`steps: stopping, the request cap (${o.maxRequests}) is nearly reached`);
-      return { steps, stop: 'request cap', noLimitUpTo: undefined };
+      return { steps, stop: 'request cap', noLimitUpTo: undefined, lateRepeats };
     }
     const step = await oneStep(run, next, durationS, steps.length + 1);
     // A disturbed step says nothing sound about the limit: run it again, twice at most per probe.
     const disturbed = disturbance(step);
+    const sentLate = step.maxLateMs > DISTURBED_LATE_MS;
     if (disturbed && repeats < MAX_REPEATS) {
       repeats++;
+      if (sentLate) lateRepeats++;
       o.log(`step ${steps.length + 1}: ${disturbed}; running it again (${repeats} of ${MAX_REPEATS} repeats)`);
       continue;
+    }
+    // Still sent late, and throttled: its 429s may answer the probe's own catch-up burst, and its served rate is
+    // not the service's. A number the probe reports must be the service's: stop, and say the probe could not
+    // offer this rate here. (A clean step sent late stands: the service served even the bunched requests.)
+    if (sentLate && step.class === 'throttled') {
+      o.log(`step ${steps.length + 1}: ${disturbed}; after ${MAX_REPEATS} repeats the probe still cannot offer ${fmt(next.rate)} req/s on this machine: stopping (generator-bound)`);
+      return { steps, stop: 'generator-bound', noLimitUpTo: undefined, lateRepeats, generatorBound: { offered: next.rate, lateMs: step.maxLateMs } };
     }
     if (disturbed) o.log(`step ${steps.length + 1}: ${disturbed}; it stands, after ${MAX_REPEATS} repeats: the measurement is unsound on a machine or path this busy`);
     steps.push(step);
@@ -342,7 +356,19 @@ function sustainedSummary(m: Measured): string {
     ? `${fmt(rate)} req/s (served rate of the steps offered ${m.sustained.fromSteps.map(fmt).join(', ')} req/s; clean up to ${fmt(b.clean)}, throttled from ${fmt(b.throttled!)})`
     : stop === 'no-limit' ? `no limit found up to ${fmt(noLimitUpTo!)} req/s`
     : stop === 'saturated' ? `no limit found up to ${fmt(noLimitUpTo ?? 0)} req/s (the target or the probe could not go faster)`
-    : `not found: the ${stop} stopped the steps ${steps.length ? `at ${fmt(steps.at(-1)!.offered)} req/s` : 'before the first one'}`;
+    : stop === 'generator-bound' ? `not measured: ${generatorBoundWords(m.stepping)}`
+    : `not found: the ${stop} stopped the steps ${steps.length ? `at ${fmt(steps.at(-1)!.offered)} req/s` : 'before the first one'}${lateWords(m.stepping)}`;
+}
+
+/** generator-bound, in words: which rate the probe could not offer here, and why. */
+export function generatorBoundWords(s: Pick<Stepping, 'generatorBound'>): string {
+  const g = s.generatorBound!;
+  return `generator-bound: the probe could not offer ${fmt(g.offered)} req/s on this machine (requests went out up to ${Math.round(g.lateMs)} ms late: its event loop stalled), so that step's 429s may be its own burst`;
+}
+
+/** Time the steps lost to the probe's own lateness, when any: a time budget spent on repeats is this machine's. */
+function lateWords(s: Pick<Stepping, 'lateRepeats'>): string {
+  return s.lateRepeats ? ` (${s.lateRepeats} step${s.lateRepeats === 1 ? '' : 's'} run again because the probe sent late on this machine)` : '';
 }
 
 function burstSummary(run: ProbeRun, m: Measured): string {
@@ -381,7 +407,12 @@ function assemble(run: ProbeRun, m: Measured): ProbeResult {
   const { stop, noLimitUpTo } = m.stepping;
   const limiter = limiterOf(run, m);
   const headers = headerFindings(run.tally.sample2xx?.headers, run.tally.sample429?.headers, { ...(burst !== undefined && { burst }), ...(rate !== undefined && { ratePerSecond: rate }), ...(m.retryAfter.seconds !== undefined && { retryAfterS: m.retryAfter.seconds }) }, o.tolerancePct / 100);
-  const verdicts = judge({ on429, retryAfter: m.retryAfter, isolation, isolationNote, rate, burst, noLimitUpTo, stop, o });
+  const verdicts = judge({
+    on429, retryAfter: m.retryAfter, isolation, isolationNote, rate, burst, noLimitUpTo, stop, cleanUpTo: bracket(m.stepping.steps).clean,
+    ...(stop === 'generator-bound' && { probeBound: generatorBoundWords(m.stepping) }),
+    ...((stop === 'time budget' || stop === 'request cap') && { probeBound: `the probe's ${stop} stopped the steps before one was throttled${lateWords(m.stepping)}` }),
+    o,
+  });
   const sustained = sustainedSummary(m);
   const burstWords = burstSummary(run, m);
   const findings = findingLines(run, m, { sustained, burst: burstWords, limiter, headers });

@@ -43,6 +43,14 @@ function loadK6(args: string[]): Promise<Run> {
   });
 }
 
+/**
+ * A latency ceiling no machine misses: above k6's 10 s request timeout (LOAD_TIMEOUT_MS), so only a request
+ * that failed anyway could cross it. The smoke gate's default p99<2000 broke on a 2-core machine both of whose
+ * cores other work kept busy (issue 33): these tests prove the reply and HTTP gates and the report, not this
+ * machine's speed. The latency gate's own test sets an impossible p99 (0.001 ms) instead.
+ */
+const NO_LATENCY_GATE = ['--p99', '60000'];
+
 const report = (run: Run) => JSON.parse(run.files['load-k6.json']!) as K6LoadReport;
 const unescape = (s: string) => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
 const testcases = (xml: string) => [...xml.matchAll(/<testcase [^>]*name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)].map((m) => ({ name: unescape(m[1]!), failed: m[2]!.includes('<failure') }));
@@ -68,7 +76,7 @@ afterAll(async () => {
 
 describe('npm run load:k6', () => {
   it('runs the smoke scenario against the embedded reference: exit 0, every threshold a passing testcase', async () => {
-    const run = await loadK6(['--scenario', 'smoke']);
+    const run = await loadK6(['--scenario', 'smoke', ...NO_LATENCY_GATE]);
     expect(run.code, run.stderr).toBe(0);
     // The target is announced before k6 starts.
     expect(run.stderr).toMatch(/target: embedded reference server[^\n]*\n[\s\S]*load:k6: tools-list, schedule-preview/);
@@ -90,14 +98,14 @@ describe('npm run load:k6', () => {
     expect(streaming.timeToResultMs.p50).toBeGreaterThan(streaming.timeToFirstEventMs.p50);
     const cases = testcases(run.files['k6-junit.xml']!);
     expect(cases.map((c) => c.name).sort()).toEqual(r.thresholds.map((t) => t.expression).sort());
-    expect(cases.map((c) => c.name)).toEqual(expect.arrayContaining(['reply_ok: rate==1', 'http_req_failed: rate==0', 'http_req_duration{scenario:tools-list}: p(99)<2000']));
+    expect(cases.map((c) => c.name)).toEqual(expect.arrayContaining(['reply_ok: rate==1', 'http_req_failed: rate==0', 'http_req_duration{scenario:tools-list}: p(99)<60000']));
     expect(cases.every((c) => !c.failed)).toBe(true);
     expect(JSON.parse(run.files['k6-summary.json']!)).toHaveProperty('metrics.reply_ok');
     expectNoKey(run);
   }, 90_000);
 
   it('fails the reply gate on a reference that drops progress: exit 1, a JUnit failure on reply_ok only', async () => {
-    const run = await loadK6(['--scenario', 'smoke', '--mutant', 'progress-dropped']);
+    const run = await loadK6(['--scenario', 'smoke', '--mutant', 'progress-dropped', ...NO_LATENCY_GATE]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/a threshold was crossed/);
     const r = report(run);
@@ -119,7 +127,7 @@ describe('npm run load:k6', () => {
 
   it('fails the HTTP gate when every request is refused (a wrong key): 401s counted as http-4xx', async () => {
     const wrongKey = `cnv_live_${'x'.repeat(32)}`;
-    const run = await loadK6(['--target', 'url', '--base-url', server.baseUrl, '--api-key', wrongKey, '--scenario', 'tools-list', '--rate', '20', '--duration', '1']);
+    const run = await loadK6(['--target', 'url', '--base-url', server.baseUrl, '--api-key', wrongKey, '--scenario', 'tools-list', '--rate', '20', '--duration', '1', ...NO_LATENCY_GATE]);
     expect(run.code, run.stderr).toBe(1);
     const r = report(run);
     expect(r.scenarios[0]!.errorsByKind).toEqual({ 'http-4xx': r.scenarios[0]!.requests });
@@ -196,15 +204,24 @@ describe('a signal to `npm run load:k6`', () => {
     const env = { ...process.env };
     delete env.MCP_API_KEY;
     const npm = spawn('npm', ['run', '-s', 'load:k6', '--', '--scenario', 'tools-list', '--rate', '20', '--duration', '30', '--report-dir', dir], { cwd: ROOT, env, stdio: 'ignore' });
+    // This run's k6 only (its SUMMARY_DIR is this test's directory): other k6 runs may share the machine.
     const below = () => {
       try {
-        return execFileSync('pgrep', ['-f', `k6 run --address`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        return execFileSync('pgrep', ['-f', `k6 run --address`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)
+          .filter((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`SUMMARY_DIR=${dir}`);
+            } catch {
+              return false;
+            }
+          });
       } catch {
         return [];
       }
     };
+    // A bound on hangs: npm, the embedded reference and k6 start in a few seconds alone, far slower on a busy machine.
     let k6: number[] = [];
-    for (let i = 0; i < 150 && k6.length === 0; i++) {
+    for (const until = Date.now() + 60_000; Date.now() < until && k6.length === 0;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       k6 = below();
     }
@@ -215,5 +232,5 @@ describe('a signal to `npm run load:k6`', () => {
     expect(await exited).toBe(143);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(k6.filter((pid) => existsSync(`/proc/${pid}`) && !/\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')))).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../fixtures/reference-server/rate-limiter.js';
 import { expectGate, limiterShape, median, sustainedFromSteps, type StepSummary, type TimedStatus } from '../../load/probe/analysis.js';
 import { burstFromVolley } from '../../load/probe/burst.js';
+import { judge } from '../../load/probe/judge.js';
 import { bracket, classifyStep, nextStep, successRunShare, type StepRecord, type SteppingRules } from '../../load/probe/stepper.js';
 
 const rules: SteppingRules = { startRate: 5, factor: 2, maxRate: 2000, refineSteps: 2, precision: 0.1 };
@@ -144,5 +145,20 @@ describe('step analysis', () => {
     expect(expectGate('expect-burst', 10, 9, 10, 'requests', '').status).toBe('pass');
     expect(expectGate('expect-rate', 50, undefined, 10, 'req/s', 'no limit found up to 200 req/s')).toMatchObject({ status: 'fail', message: expect.stringContaining('no limit found up to 200 req/s') });
     expect(expectGate('expect-rate', undefined, 20, 10, 'req/s', '').status).toBe('not-requested');
+  });
+
+  // A number the probe reports must be the service's: when the probe stopped for its own reasons (its machine
+  // could not offer the rate, or its budget ran out), --expect-rate is not testable, not failed.
+  it('--expect-rate is not testable when the probe, not the service, stopped the steps, and fails when the service served past it', () => {
+    const base = { on429: { total: 0, withRetryAfter: 0, missing: 0, malformed: 0, rpcCodes: [] }, retryAfter: {}, isolation: undefined, isolationNote: 'n/a', rate: undefined, burst: undefined, noLimitUpTo: undefined, o: { expectRate: 50, tolerancePct: 10 } };
+    const rateVerdict = (x: Partial<Parameters<typeof judge>[0]>) => judge({ ...base, stop: undefined, ...x }).find((v) => v.id === 'expect-rate')!;
+    const bound = 'generator-bound: the probe could not offer 80 req/s on this machine (requests went out up to 400 ms late: its event loop stalled)';
+    expect(rateVerdict({ stop: 'generator-bound', cleanUpTo: 40, probeBound: bound })).toMatchObject({ status: 'not-testable', message: expect.stringContaining('could not offer 80 req/s on this machine') });
+    expect(rateVerdict({ stop: 'time budget', cleanUpTo: 40, probeBound: "the probe's time budget stopped the steps before one was throttled" }).status).toBe('not-testable');
+    // Served without a 429 well past the expected rate: the service's doing, whatever stopped the probe then.
+    expect(rateVerdict({ stop: 'time budget', cleanUpTo: 80, probeBound: "the probe's time budget stopped the steps" })).toMatchObject({ status: 'fail', message: expect.stringContaining('up to 80 req/s were served without throttling') });
+    // No limit up to the highest rate asked for is the service's answer: a failure, as before.
+    expect(rateVerdict({ stop: 'no-limit', noLimitUpTo: 160, cleanUpTo: 160 }).status).toBe('fail');
+    expect(rateVerdict({ stop: 'bracketed', rate: 50.5 }).status).toBe('pass');
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,14 +31,21 @@ function probe(args: string[], reportDir: string): Promise<{ code: number; stdou
   });
 }
 
-/** Short runs: the default plan (50 req/s, burst 20), steps from 20 req/s, one bisection. */
-const SHORT = ['--max-time', '15', '--step-time', '1', '--start-rate', '20', '--refine-steps', '1'];
+/**
+ * A plan of 10 req/s, burst 5: low enough that any machine offers the steps around it (4, 8, 16, then 12 req/s)
+ * on time. At the default plan's 50 req/s a busy 2-core machine could not step up to the limit within the budget,
+ * or sent its requests late (issue 33): the verdicts under test do not depend on the rate's size.
+ */
+const PLAN = join(dir, 'plan.json');
+writeFileSync(PLAN, JSON.stringify({ plans: { probe: { ratePerSecond: 10, burst: 5, maxBlocks: 10 } }, bootstrapPlan: 'probe' }));
+/** Short runs: steps from 4 req/s, one bisection. */
+const SHORT = ['--reference-config', PLAN, '--max-time', '15', '--step-time', '1', '--start-rate', '4', '--refine-steps', '1'];
 /** What each mutant needs besides: the never-throttling one is asked for a rate, up to a low maximum. */
 const EXTRA: Record<string, string[]> = {
-  'rate-limit-never': ['--expect-rate', '50', '--max-rate', '160', '--max-burst', '300'],
+  'rate-limit-never': ['--expect-rate', '10', '--max-rate', '40', '--max-burst', '100'],
   'rate-limit-retry-after-understated': ['--refine-steps', '0'],
-  // The gates fail on a wrong expectation too: this plan's burst is 20, its rate 50 (which passes).
-  'rate-limit-no-retry-after': ['--expect-burst', '40', '--expect-rate', '50'],
+  // The gates fail on a wrong expectation too: this plan's burst is 5, its rate 10 (which passes).
+  'rate-limit-no-retry-after': ['--expect-burst', '10', '--expect-rate', '10'],
 };
 
 describe('the rate-limit probe catches broken rate limiting', () => {
@@ -51,9 +58,9 @@ describe('the rate-limit probe catches broken rate limiting', () => {
 
   // A probe that finds no limit has measured nothing to pass: without --expect-rate it is inconclusive, not PASS.
   it('rate-limit-never without --expect-rate: INCONCLUSIVE with the reason, exit 0, never PASS', async () => {
-    const run = await probe([...SHORT, '--max-rate', '160', '--max-burst', '300', '--mutant', 'rate-limit-never'], join(dir, 'never-unasked'));
+    const run = await probe([...SHORT, '--max-rate', '40', '--max-burst', '100', '--mutant', 'rate-limit-never'], join(dir, 'never-unasked'));
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^INCONCLUSIVE: no limit found up to 160 req\/s \(--expect-rate makes this a failure\); \d+ requests in /m);
+    expect(run.stdout).toMatch(/^INCONCLUSIVE: no limit found up to 40 req\/s \(--expect-rate makes this a failure\); \d+ requests in /m);
     expect(run.stdout).not.toMatch(/^PASS/m);
     const md = run.files.find((f) => f.startsWith('# Rate-limit probe'))!;
     expect(md).toMatch(/^# Rate-limit probe: INCONCLUSIVE/);
@@ -71,8 +78,8 @@ describe('the rate-limit probe catches broken rate limiting', () => {
       expect(junit.match(/<failure /g)).toHaveLength(failing.length);
       for (const text of [run.stdout, run.stderr, ...run.files]) expect(text).not.toMatch(/_live_[A-Za-z0-9]{8,}|REDACTED/);
       if (m.name === 'rate-limit-never') {
-        expect(run.result.sustained).toMatchObject({ ratePerSecond: null, stop: 'no-limit', noLimitUpTo: 160 });
-        expect(run.stdout).toMatch(/no limit found up to 160 req\/s/);
+        expect(run.result.sustained).toMatchObject({ ratePerSecond: null, stop: 'no-limit', noLimitUpTo: 40 });
+        expect(run.stdout).toMatch(/no limit found up to 40 req\/s/);
       }
       if (m.name === 'rate-limit-retry-after-understated') expect(run.stdout).toMatch(/retry after Retry-After was refused/);
       if (m.name === 'rate-limit-per-workspace') expect(failing).toEqual(['isolation-sibling']);

@@ -86,7 +86,9 @@ describe('rate-limit probe against the reference server with known limits', () =
       expect(run.files['probe-junit.xml']!.match(/<testcase /g)).toHaveLength(6);
       expect(run.files['probe-junit.xml']).not.toContain('<failure');
       expect(run.files['probe.md']).toContain('| expect-rate | pass |');
-      expect(r.durationS).toBeLessThan(20);
+      // The budget bounds the traffic (20 s planned); on a busy machine the last rounds may run over, never past
+      // the hard stop 15 s after it, which cuts off whatever is still in flight: a bound on hangs, not on speed.
+      expect(r.durationS).toBeLessThan(20 + 15);
       expectNoKeys(run);
     }, 90_000);
   }
