@@ -1,6 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../results.js';
+import { makeDir } from '../kit/make-dir.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
 import { runKeys } from '../wire/key-sightings.js';
@@ -58,7 +59,7 @@ export function scrubLine(line: string, secrets: Secrets): string {
  */
 export function claimReportDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
     const probe = join(dir, `.write-check-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe);
@@ -74,7 +75,7 @@ export function claimReportDir(dir: string): void {
  */
 export function writeReports(results: Results, dir: string, secrets: Secrets, resultsOnly = false): Results {
   const clean = scrubDeep(results, secrets);
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(clean, null, 2)}\n`);
   if (resultsOnly) return clean;
   const texts: Record<string, string> = {
