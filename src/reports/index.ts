@@ -55,7 +55,7 @@ export function scrubLine(line: string, secrets: Secrets): string {
 
 /**
  * Creates the report folder, or refuses it, before a run sends anything: a folder found unwritable after the
- * run would lose what its requests cost (bootstraps, claim mails, the wait).
+ * run would lose what its requests cost (bootstraps, claim mails, the wait). Removes an earlier run's reports.
  */
 export function claimReportDir(dir: string): void {
   try {
@@ -63,6 +63,8 @@ export function claimReportDir(dir: string): void {
     const probe = join(dir, `.write-check-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe);
+    // An earlier run's reports go now: whatever ends this run (exit 2, a signal), none passes for its result.
+    for (const file of REPORT_FILES) rmSync(join(dir, file), { force: true });
   } catch (err) {
     throw new TargetError(`cannot write the reports to ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give --report-dir a folder you can write`);
   }
