@@ -35,13 +35,8 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   } catch (err) {
     // Exit 2 without a verdict still leaves a folder that says what this run did, never an earlier run's files.
     // A folder that cannot be written takes nothing: main()'s one line says why (the Action reads no old file).
-    const why = scrubLine(err instanceof Error ? err.message : String(err), secrets);
-    try {
-      const { noVerdictResults, writeNoVerdictReports } = await import('../reports/no-verdict.js');
-      writeNoVerdictReports(noVerdictResults(options, why, startedAt, Date.now() - startedAt.getTime()), options.reportDir, secrets);
-    } catch {
-      // The folder is unwritable: the run's own error is the line to print.
-    }
+    const { recordNoVerdict } = await import('../reports/no-verdict.js');
+    recordNoVerdict(options, scrubLine(err instanceof Error ? err.message : String(err), secrets), startedAt, secrets);
     throw err;
   }
   if (quiet) {

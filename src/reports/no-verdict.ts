@@ -73,3 +73,15 @@ export function writeNoVerdictReports(results: Results, dir: string, secrets: Se
   rmSync(join(dir, 'report.html'), { force: true });
   return clean;
 }
+
+/**
+ * What a run that threw leaves in its folder: the no-verdict reports, `why` being its error's message (scrubbed
+ * by the caller). A folder that cannot be written takes nothing: the run's own error line is the one to print.
+ */
+export function recordNoVerdict(options: RunOptions, why: string, startedAt: Date, secrets: Secrets): void {
+  try {
+    writeNoVerdictReports(noVerdictResults(options, why, startedAt, Date.now() - startedAt.getTime()), options.reportDir, secrets);
+  } catch {
+    // Unwritable: nothing of this run can be written, and claimReportDir said so first where it could.
+  }
+}
