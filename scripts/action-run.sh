@@ -2,7 +2,7 @@
 # The run step of the GitHub Action (action.yml), runnable anywhere: test/packaging/action.test.ts runs it
 # as the step does. Inputs come as INPUT_* variables; keys only as MCP_API_KEY, MCP_OTHER_KEY,
 # MCP_REVOKED_KEY (never on a command line, where `ps` shows them). Appends summary.md to the job summary
-# ($GITHUB_STEP_SUMMARY), writes exit-code and verdict to $GITHUB_OUTPUT, and exits as the command did.
+# ($GITHUB_STEP_SUMMARY), writes exit-code, verdict and reports-written to $GITHUB_OUTPUT, and exits as the command did.
 set -uo pipefail
 HARNESS="${HARNESS:-$(cd "$(dirname "$0")/.." && pwd)}"
 REPORT_DIR="${INPUT_REPORT_DIR:-mcp-conformance-reports}"
@@ -18,15 +18,26 @@ if [ -n "${INPUT_ARGS:-}" ]; then
   read -r -a extra <<< "$INPUT_ARGS"
   args+=("${extra[@]}")
 fi
+# A results.json started before this step is an earlier run's (a folder this run could not write, or bad usage):
+# its verdict, summary and files are never presented as this run's.
+started_ms="$(node -e 'process.stdout.write(String(Date.now()))')"
 node "$HARNESS/dist/src/cli/bin.js" "${args[@]}"
 code=$?
+verdict="$(node -e '
+  try {
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (!(Date.parse(r.startedAt) >= Number(process.argv[2]) && r.exitCode === Number(process.argv[3]))) throw new Error("stale");
+    process.stdout.write(r.verdict.replace(/\s+/g, " "));
+  } catch { process.exit(1) }' "$REPORT_DIR/results.json" "$started_ms" "$code")" && written=true || written=false
 
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$REPORT_DIR/summary.md" ]; then
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ "$written" = true ] && [ -f "$REPORT_DIR/summary.md" ]; then
   cat "$REPORT_DIR/summary.md" >> "$GITHUB_STEP_SUMMARY"
 fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   echo "exit-code=$code" >> "$GITHUB_OUTPUT"
-  verdict="$(node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).verdict.replace(/\s+/g, " ")) } catch { process.stdout.write("no verdict (no results.json)") }' "$REPORT_DIR/results.json")"
+  [ "$written" = true ] || verdict="no verdict (this run wrote no results.json)"
   echo "verdict=$verdict" >> "$GITHUB_OUTPUT"
+  # The upload step takes the folder only when it holds this run's reports.
+  echo "reports-written=$written" >> "$GITHUB_OUTPUT"
 fi
 exit "$code"

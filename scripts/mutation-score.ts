@@ -29,7 +29,7 @@ async function judge(m: (typeof MUTANTS)[number]): Promise<void> {
   const run = await pool.run(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
   const statuses = Object.fromEntries((run.results?.requirements ?? []).filter((r) => m.violates.includes(r.id)).map((r) => [r.id, r.status]));
   const caught = Object.values(statuses).some((s) => s === 'fail' || s === 'warn');
-  outcomes.push({ name: m.name, violates: m.violates, description: m.description, caught, statuses, durationMs: run.durationMs, ...(!run.results && { error: run.stderr.trim().split('\n').slice(-3).join(' ') }) });
+  outcomes.push({ name: m.name, violates: m.violates, description: m.description, caught, statuses, durationMs: run.durationMs, ...(!run.results?.requirements.length && { error: run.stderr.trim().split('\n').slice(-3).join(' ') }) });
   console.error(`${caught ? 'caught  ' : 'SURVIVED'} ${m.name} (${run.durationMs} ms)`);
 }
 await main({ usage: USAGE }, async () => {

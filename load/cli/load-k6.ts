@@ -4,7 +4,7 @@
  * k6's environment (never its command line: a key on a command line shows in `ps`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
@@ -12,6 +12,7 @@ import { loadSecrets } from '../report/load-report.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_K6_USAGE, readLoadK6Options, type LoadK6Options } from './load-k6-options.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
+import { makeDir } from '../../src/kit/make-dir.js';
 
 const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
@@ -82,7 +83,7 @@ async function run(o: LoadK6Options): Promise<number> {
   secrets = loadSecrets({ apiKey: target.apiKey, baseUrl: o.baseUrl, admin: target.admin });
   let code: number | null;
   try {
-    mkdirSync(o.reportDir, { recursive: true });
+    makeDir(o.reportDir);
     // A stale file from an earlier run must not pass for this run's result.
     for (const file of OUTPUT_FILES) rmSync(join(o.reportDir, file), { force: true });
     console.error(`load:k6: ${o.inputs.scenarios.map((s) => s.name).join(', ')} at ${o.inputs.ratePerScenario}/s each for ${o.inputs.durationS} s (${o.script.slice(ROOT.length)})`);

@@ -3,7 +3,6 @@
  * any traffic. Apart from the command (load/cli/load.ts) so that the tests can judge bad input without a
  * process per case (test/load/load-cli.test.ts).
  */
-import { mkdirSync } from 'node:fs';
 import { parseCommandLine } from '../../src/kit/command-line.js';
 import { exitStatus } from '../../src/kit/main.js';
 import { enumOption, listOption, numberOption, urlOption, UsageError } from '../../src/kit/options.js';
@@ -19,6 +18,7 @@ import { CAPS } from '../safety.js';
 import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
 import { callerPath, invocation, reportDirOption } from '../../src/kit/invocation.js';
+import { makeDir } from '../../src/kit/make-dir.js';
 
 const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
 
@@ -156,7 +156,7 @@ export function readLoadOptions(args: string[] | undefined, onSecrets: (secrets:
 
   const reportDir = reportDirOption(values['report-dir'], 'reports/latest');
   try {
-    mkdirSync(reportDir, { recursive: true });
+    makeDir(reportDir);
   } catch (err) {
     fail(`--report-dir ${reportDir}: ${(err as Error).message}`);
   }

@@ -5,7 +5,7 @@
  * scrubbed of the run's secrets before any renderer sees it. `renderProbeSection` is probe.html's body as
  * a fragment, for the report folder's report.html (src/report-folder).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { htmlEscape, xmlEscape } from '../../src/kit/escape.js';
 import { mdCell, mdText } from '../../src/kit/markdown.js';
@@ -14,6 +14,7 @@ import { lineChart } from '../../src/kit/svg-chart.js';
 import { fmt, type Verdict } from './analysis.js';
 import type { ProbeResult } from './probe-result.js';
 import { pageStyle, sectionStyle } from '../../src/kit/page-style.js';
+import { makeDir } from '../../src/kit/make-dir.js';
 
 export const PROBE_REPORT_FILES = ['probe.json', 'probe.md', 'probe.html', 'probe-junit.xml'] as const;
 export const PROBE_JSON = 'probe.json';
@@ -160,7 +161,7 @@ ${cases.join('\n')}
  */
 export function writeProbeReports(result: ProbeResult, dir: string, secrets: Secrets): { files: string[]; result: ProbeResult } {
   const r = scrubDeep(result, secrets);
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   const texts: Record<(typeof PROBE_REPORT_FILES)[number], string> = {
     'probe.json': `${JSON.stringify(r, null, 2)}\n`,
     'probe.md': renderProbeMarkdown(r),

@@ -1,5 +1,5 @@
 /** Puts a load run together (thresholds, baseline, verdict) and writes its four files: the load reports' door. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, arch, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fmt } from '../../src/kit/numbers.js';
@@ -9,6 +9,7 @@ import { LOAD_JSON, renderLoadJson } from './load-json.js';
 import { LOAD_JUNIT, renderLoadJunit } from './load-junit.js';
 import { LOAD_MD, renderLoadMd } from './load-md.js';
 import { LOAD_SCHEMA_VERSION, type BaselineComparison, type LoadReport, type LoadSettings, type ScenarioResult, type ThresholdResult } from './load-results.js';
+import { makeDir } from '../../src/kit/make-dir.js';
 
 export function machine(): LoadReport['machine'] {
   const list = cpus();
@@ -63,7 +64,7 @@ export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; baseline
  */
 export function writeLoadReports(report: LoadReport, dir: string, secrets: Secrets): { files: string[]; report: LoadReport } {
   const clean = scrubDeep(report, secrets);
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   const texts: [string, string][] = [[LOAD_JSON, renderLoadJson(clean)], [LOAD_MD, renderLoadMd(clean)], [LOAD_HTML, renderLoadHtml(clean)], [LOAD_JUNIT, renderLoadJunit(clean)]];
   const files = texts.map(([file, text]) => {
     const path = resolve(join(dir, file));

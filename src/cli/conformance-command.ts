@@ -28,7 +28,17 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   // A TargetError (unreachable, an empty selection) or a harness error thrown from here is main()'s: exit 2, one line.
   // Loaded once the command line is read: the harness takes a few tenths of a second to load, bad usage need not wait.
   const { runConformance } = await import('../run.js');
-  const results = await runConformance(options);
+  const startedAt = new Date();
+  let results;
+  try {
+    results = await runConformance(options);
+  } catch (err) {
+    // Exit 2 without a verdict still leaves a folder that says what this run did, never an earlier run's files.
+    // A folder that cannot be written takes nothing: main()'s one line says why (the Action reads no old file).
+    const { recordNoVerdict } = await import('../reports/no-verdict.js');
+    recordNoVerdict(options, scrubLine(err instanceof Error ? err.message : String(err), secrets), startedAt, secrets);
+    throw err;
+  }
   if (quiet) {
     console.log(scrubLine(results.verdict, secrets));
     if (reporter === 'github') for (const line of githubAnnotations(results)) console.log(scrubLine(line, secrets));

@@ -11,7 +11,7 @@ import { Secrets } from '../kit/scrub.js';
 import { KEY_ENV, keyOption, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
-import { callerPath, invocation, reportDirOption } from '../kit/invocation.js';
+import { callerPath, invocation, replayInvocation, reportDirOption } from '../kit/invocation.js';
 
 export const CONFORMANCE_USAGE = `Usage: ${invocation('conformance')} [options]
 
@@ -197,7 +197,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     }
   }
 
-  const replayBase = [invocation('conformance'), `--target ${target}`];
+  const replayBase = [replayInvocation('conformance'), `--target ${target}`];
   if (baseUrl) replayBase.push(`--base-url ${baseUrl}`);
   if (mcpUrl) replayBase.push(`--mcp-url ${mcpUrl}`);
   if (values.profile) replayBase.push(`--profile ${values.profile}`);

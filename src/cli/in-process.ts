@@ -5,6 +5,7 @@ import { describeFailure } from '../kit/main.js';
 import { Secrets } from '../kit/scrub.js';
 import { conformanceSecrets, scrubLine } from '../reports/index.js';
 import { runConformance } from '../run.js';
+import { recordNoVerdict } from '../reports/no-verdict.js';
 import { CONFORMANCE_USAGE, parseConformanceArgs } from './conformance-options.js';
 import { readResults, runConformanceChild, type ChildRun } from './spawn-conformance.js';
 
@@ -22,7 +23,14 @@ export async function runCommandLine(args: string[], reportDir = mkdtempSync(joi
   try {
     const { options } = parseConformanceArgs(['--report-dir', reportDir, ...args], (raw) => (secrets = raw));
     secrets = conformanceSecrets(options);
-    code = (await runConformance({ ...options, progress: undefined })).exitCode;
+    const startedAt = new Date();
+    try {
+      code = (await runConformance({ ...options, progress: undefined })).exitCode;
+    } catch (err) {
+      // As the command does (src/cli/conformance-command.ts): the folder says this run had no verdict.
+      recordNoVerdict(options, scrubLine(err instanceof Error ? err.message : String(err), secrets), startedAt, secrets);
+      throw err;
+    }
   } catch (err) {
     code = 2;
     stderr = describeFailure(err, { usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, {}).text.trim();

@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PACKAGE_ROOT } from './package-root.js';
 
 /**
  * How a person runs the commands: through the package's one executable (`mcp-canvas-harness conformance ...`,
@@ -31,9 +33,22 @@ export function invokedThroughBin(): void {
 
 /** The words that run `script` with arguments after them: `mcp-canvas-harness probe` or `npm run probe:rate-limit --`. */
 export function invocation(script: Script): string {
-  if (!viaBin) return `npm run ${script} --`;
+  return viaBin ? binWords(script) : `npm run ${script} --`;
+}
+
+function binWords(script: Script): string {
   const sub = (Object.keys(SUBCOMMANDS) as Subcommand[]).find((s) => SUBCOMMANDS[s] === script)!;
   return `${BIN} ${sub}`;
+}
+
+/**
+ * The words of a replay line, to be pasted where the person is. A checkout (its sources beside dist/) runs
+ * `npm run conformance -- ...`; an installed package has no such script, and its executable is on no PATH
+ * outside npm: `npx mcp-canvas-harness conformance ...` (issue 36: the bare name said "command not found").
+ */
+export function replayInvocation(script: Script, root: string = PACKAGE_ROOT, throughBin = viaBin): string {
+  if (!throughBin || existsSync(join(root, 'src', 'run.ts'))) return `npm run ${script} --`;
+  return `npx ${binWords(script)}`;
 }
 
 /**

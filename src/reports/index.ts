@@ -1,6 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../results.js';
+import { makeDir } from '../kit/make-dir.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../target-info.js';
 import { runKeys } from '../wire/key-sightings.js';
@@ -54,14 +55,16 @@ export function scrubLine(line: string, secrets: Secrets): string {
 
 /**
  * Creates the report folder, or refuses it, before a run sends anything: a folder found unwritable after the
- * run would lose what its requests cost (bootstraps, claim mails, the wait).
+ * run would lose what its requests cost (bootstraps, claim mails, the wait). Removes an earlier run's reports.
  */
 export function claimReportDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
     const probe = join(dir, `.write-check-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe);
+    // An earlier run's reports go now: whatever ends this run (exit 2, a signal), none passes for its result.
+    for (const file of REPORT_FILES) rmSync(join(dir, file), { force: true });
   } catch (err) {
     throw new TargetError(`cannot write the reports to ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give --report-dir a folder you can write`);
   }
@@ -74,7 +77,7 @@ export function claimReportDir(dir: string): void {
  */
 export function writeReports(results: Results, dir: string, secrets: Secrets, resultsOnly = false): Results {
   const clean = scrubDeep(results, secrets);
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(clean, null, 2)}\n`);
   if (resultsOnly) return clean;
   const texts: Record<string, string> = {

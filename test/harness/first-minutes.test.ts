@@ -145,8 +145,9 @@ describe.concurrent('the console after a run', { timeout: 90_000 }, () => {
     expect(lines[2]).toMatch(/^ {2}MUST auth-missing-key-401: every variant is rejected with 401 \(tools\/list: 200;/);
     expect(lines[3]).toBe('      expected 401');
     expect(lines[4]).toMatch(/^ {6}actual {3}\["tools\/list: 200"/);
-    // Through the executable, the replay command is the executable's.
-    expect(lines[5]).toBe('      replay: mcp-canvas-harness conformance --target embedded --mutant auth-missing-key-accepted --only auth-missing-key-401 --seed 1');
+    // Through the executable in a checkout, the replay is the checkout's npm script (issue 36: a line that runs
+    // where the person is; an installed package's is `npx mcp-canvas-harness ...`, test/packaging/pack-install.test.ts).
+    expect(lines[5]).toBe('      replay: npm run conformance -- --target embedded --mutant auth-missing-key-accepted --only auth-missing-key-401 --seed 1');
     expect(lines[6]).toMatch(/^requirements: 0 pass, 1 fail, 0 warn, 0 not testable, 0 untested; \d+ check runs \(\d+\.\d s\)$/);
     // The progress lines on stderr count checks, and say so.
     expect(out.stderr).toMatch(/^auth checks: \d+ pass, 1 fail, 0 warn, 0 not testable \(\d+\.\d s\)$/m);

@@ -87,7 +87,8 @@ describe.concurrent('targets and bad input', { timeout: 90_000 }, () => {
     const run = await pooled(['--target', 'url', '--base-url', 'http://127.0.0.1:1']);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/error: cannot reach http:\/\/127\.0\.0\.1:1\/api\/mcp\/v1/);
-    expect(run.results).toBeUndefined();
+    // No verdict, and the folder says so (issue 36).
+    expect(run.results).toMatchObject({ exitCode: 2, requirements: [], verdict: expect.stringMatching(/^no verdict: cannot reach /) });
   });
 
   it.each([

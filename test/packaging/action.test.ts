@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,8 @@ describe('action.yml', () => {
     // The reports are uploaded whatever the verdict; the run step's own exit code fails the action.
     const upload = action.runs.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.if).toMatch(/^always\(\)/);
+    // ...when they are this run's (issue 36: a folder this run could not write holds an earlier run's files).
+    expect(upload.if).toContain("steps.run.outputs.reports-written == 'true'");
     expect(upload.with!.path).toBe('${{ inputs.report-dir }}');
   });
 });
@@ -78,11 +80,32 @@ describe('the action\'s run step', () => {
     expect(step.summary).toContain('auth-missing-key-401');
   }, 120_000);
 
-  it('no verdict (a key the service refuses): exit 2, said in the outputs, nothing in the summary', async () => {
+  it('no verdict (a key the service refuses): exit 2, and the folder, outputs and summary say so (issue 36: never an earlier run\'s verdict)', async () => {
     const step = await runStep({ INPUT_BASE_URL: server.baseUrl, MCP_API_KEY: `${server.config.keyPrefix}_live_${'B'.repeat(32)}` });
     expect(step.code).toBe(2);
     expect(step.stderr).toContain('the service refused the key given with --api-key');
-    expect(step.outputs).toEqual({ 'exit-code': '2', verdict: 'no verdict (no results.json)' });
+    expect(step.outputs['exit-code']).toBe('2');
+    expect(step.outputs.verdict).toMatch(/^no verdict: the service refused the key given with --api-key/);
+    expect(step.outputs['reports-written']).toBe('true');
+    expect(step.summary).toMatch(/^## MCP conformance: ERROR$/m);
+    expect(step.summary).toContain('no verdict: the service refused the key');
+    const results = JSON.parse(readFileSync(join(step.workspace, 'mcp-conformance-reports/results.json'), 'utf8')) as { exitCode: number; requirements: unknown[] };
+    expect(results.exitCode).toBe(2);
+    expect(results.requirements).toEqual([]);
+    expect(step.summary + readFileSync(join(step.workspace, 'mcp-conformance-reports/results.json'), 'utf8')).not.toContain('B'.repeat(32));
+  }, 60_000);
+
+  it('a run that writes nothing (bad usage) presents none of an earlier run\'s files as its own', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'action-old-'));
+    const dir = join(workspace, 'old-reports');
+    mkdirSync(dir);
+    // An earlier run's folder: a failing verdict against another target.
+    writeFileSync(join(dir, 'results.json'), JSON.stringify({ startedAt: '2020-01-01T00:00:00.000Z', exitCode: 2, verdict: 'does not conform: an old run' }));
+    writeFileSync(join(dir, 'summary.md'), '## MCP conformance: FAIL\nan old run\n');
+    const step = await runStep({ INPUT_BASE_URL: server.baseUrl, INPUT_REPORT_DIR: dir, INPUT_ARGS: '--seed not-a-seed' });
+    expect(step.code).toBe(2);
+    expect(step.outputs).toEqual({ 'exit-code': '2', verdict: 'no verdict (this run wrote no results.json)', 'reports-written': 'false' });
     expect(step.summary).toBe('');
+    rmSync(workspace, { recursive: true, force: true });
   }, 60_000);
 });

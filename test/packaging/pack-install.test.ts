@@ -77,7 +77,18 @@ describe('the packed project, installed without dev dependencies', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^conforms: /);
     expect(existsSync(join(project, 'reports', 'results.json'))).toBe(true);
-  });
+    // Issue 36: the replay line a failure prints runs when pasted where the person is (the bare executable's
+    // name is on no PATH outside npm), through npx and through node_modules/.bin alike.
+    for (const [command, args] of [['npx', ['--offline', 'mcp-canvas-harness']], [join(project, 'node_modules/.bin/mcp-canvas-harness'), []]] as const) {
+      const failing = spawnSync(command, [...args, 'conformance', '--mutant', 'auth-missing-key-accepted', '--only', 'auth-missing-key-401', '--seed', '1', '--report-dir', 'failing'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      expect(failing.status, failing.stderr).toBe(1);
+      const replay = /^ +replay: (.*)$/m.exec(failing.stdout)?.[1];
+      expect(replay, failing.stdout).toBe('npx mcp-canvas-harness conformance --target embedded --mutant auth-missing-key-accepted --only auth-missing-key-401 --seed 1');
+      const pasted = spawnSync('sh', ['-c', `${replay!} --quiet --report-dir replayed`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      expect(pasted.status, pasted.stderr).toBe(1);
+      expect(pasted.stdout).toMatch(/^does not conform: 1 requirement\(s\) fail: auth-missing-key-401$/m);
+    }
+  }, 240_000);
 
   // As CI would use the package on a machine of its own: the reference started from the install, every command against it.
   it('from the same install: the reference server, then conformance, load, probe and k6 against it', async () => {
