@@ -6,7 +6,11 @@ import type { Exchange } from './wire/exchange.js';
  * the run's error, never a verdict on the service.
  */
 export type CheckStatus = 'pass' | 'fail' | 'not-testable' | 'error';
-export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'untested' | 'error';
+/**
+ * `not-applicable`: every check found the rule not concerning the target (sessions a stateless server does not
+ * keep, a revision it does not speak): a status of its own, so that counting statuses matches the totals.
+ */
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'not-applicable' | 'untested' | 'error';
 
 /** What one check found: it starts as a failure and is earned. */
 export interface CheckRecord {

@@ -59,6 +59,9 @@ function caseFor(results: Results, r: RequirementResult, c: CheckRecord): TestCa
   if (c.status === 'error') {
     // The harness broke, not the service: red in CI (the run exits 2), typed so nobody reads it as a verdict.
     tc.failure = { message: oneLine(c.message ?? 'harness error', 500), type: 'harness-error', body: failureBody(r, c) };
+  } else if (c.status === 'not-testable' && c.notApplicable) {
+    // Apart from "not testable": the rule does not concern the target (many reasons already start with the words).
+    tc.skipped = `not applicable: ${(c.reason ?? 'no reason given').replace(/^not applicable:\s*/i, '')}`;
   } else if (c.status === 'not-testable') {
     tc.skipped = `not testable: ${c.reason ?? 'no reason given'}`;
   } else if (c.status === 'fail' && r.baseline === 'expected-failure') {
