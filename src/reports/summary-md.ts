@@ -3,7 +3,7 @@ import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
 import { truncate } from '../kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
 import { describeConsumption } from './consumption.js';
-import { describeProperty, runsText } from './property-text.js';
+import { describeProperty, runsText, searchCount } from './property-text.js';
 
 /*
  * summary.md: GitHub-flavoured Markdown to paste on a pull request or append to $GITHUB_STEP_SUMMARY.
@@ -228,7 +228,9 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
 
   const properties = propertyRows(reqs);
   if (properties.length) {
-    b.add(`\n### Properties (${properties.length})\n\nfast-check searches with seed ${mdCode(String(results.seed))}; a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
+    // The heading counts searches as the console does (propertyBudget.searches); a row is a property, searched once per revision it runs under.
+    const n = searchCount(results);
+    b.add(`\n### Properties (${n} search${n === 1 ? '' : 'es'})\n\nfast-check searches with seed ${mdCode(String(results.seed))}, one row per property (a property of revision-dependent rows searches once per revision); a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
     for (const row of properties) b.add(row);
   }
 
