@@ -39,6 +39,8 @@ export interface CheckRecord {
   /** Exchanges of a check that neither failed nor broke left out of `wire` (src/wire/wire-sample.ts). */
   wireLeftOut?: number;
   durationMs: number;
+  /** When the check started (ISO): with durationMs, the wall time of checks that ran side by side. */
+  startedAt?: string;
   /** Command line that runs this check alone against the same target. */
   replay?: string;
   /** Property checks: the search (seed, runs, time) and, on failure, the shrunk counterexample and its path. */
