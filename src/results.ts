@@ -37,6 +37,8 @@ export interface Consumption {
   bootstrapShares: Record<string, number>;
   /** Bootstrap requests purposes wanted beyond their share of the budget. */
   beyondBudget?: Record<string, number>;
+  /** Present (false) when the run could not bootstrap at all (an MCP endpoint): its budget goes unsaid. */
+  canBootstrap?: false;
 }
 
 /**
