@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the interop matrix's non-npm clients (src/interop/clients/README.md): the Python SDK in a
 # project-local virtual environment (.tools/venv, pinned by requirements.txt) and the Go client built
-# against the pinned go-sdk (.tools/bin/interop-go). Needs only the package registries (PyPI, the Go module
-# proxy). Does nothing for a client already installed at its pinned version.
+# against the pinned go-sdk (.tools/bin/interop-go); MCP_INTEROP_TOOLS, where the harness looks first, moves
+# both. Needs only the package registries (PyPI, the Go module proxy). Does nothing for a client already
+# installed at its pinned version. An installed package has `npx mcp-canvas-harness setup-interop` instead
+# (src/cli/setup-interop.ts, same stamps), which installs into a per-user folder.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CLIENTS="$ROOT/src/interop/clients"
-VENV="$ROOT/.tools/venv"
-BIN="$ROOT/.tools/bin"
+TOOLS="${MCP_INTEROP_TOOLS:-$ROOT/.tools}"
+VENV="$TOOLS/venv"
+BIN="$TOOLS/bin"
 mkdir -p "$BIN"
 
 # Python: the venv is rebuilt when requirements.txt changed since it was made.

@@ -15,6 +15,7 @@ const MODULES: Record<Subcommand, string> = {
   probe: '../../load/cli/probe-rate-limit.js',
   reference: '../../fixtures/reference-server/main.js',
   'stdio-proxy': '../../fixtures/reference-server/stdio-proxy/main.js',
+  'setup-interop': './setup-interop.js',
 };
 
 const SUMMARIES: Record<Subcommand, string> = {
@@ -24,6 +25,7 @@ const SUMMARIES: Record<Subcommand, string> = {
   probe: 'find a deployment\'s real rate limits per key: sustained rate, burst, Retry-After, isolation',
   reference: 'start the reference implementation of the service',
   'stdio-proxy': 'MCP over stdio in, the service\'s Streamable HTTP out',
+  'setup-interop': 'install the interop matrix\'s Python and Go SDK clients into a per-user folder the harness finds',
 };
 
 const USAGE = `Usage: ${BIN} <command> [options]
@@ -31,7 +33,7 @@ const USAGE = `Usage: ${BIN} <command> [options]
        ${BIN} --version
 
 Commands
-${(Object.keys(SUMMARIES) as Subcommand[]).map((c) => `  ${c.padEnd(12)} ${SUMMARIES[c]}`).join('\n')}
+${(Object.keys(SUMMARIES) as Subcommand[]).map((c) => `  ${c.padEnd(13)} ${SUMMARIES[c]}`).join('\n')}
 
 Each command is also an npm script of a checkout (${Object.values(SUBCOMMANDS).map((s) => `npm run ${s}`).slice(0, 2).join(', ')}...).
 Exit status: 0 the verdict holds, 1 it fails, 2 anything else (bad usage, an unreachable target, an error

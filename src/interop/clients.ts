@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Revision } from '../catalog/types.js';
-import { PACKAGE_ROOT, program } from '../kit/package-root.js';
+import { program } from '../kit/package-root.js';
+import { CLIENTS_DIR, GO_BINARY, locate, setupCommand, VENV_PYTHON } from './tools.js';
 
 /**
  * The official MCP SDK clients of the interop matrix (`src/interop/clients/README.md` is their contract):
@@ -10,9 +10,6 @@ import { PACKAGE_ROOT, program } from '../kit/package-root.js';
  * A client whose runtime is missing is not testable with that reason, never skipped in silence.
  */
 
-const ROOT = PACKAGE_ROOT;
-const CLIENTS_DIR = join(ROOT, 'src/interop/clients');
-const SETUP = 'bash scripts/setup-interop.sh';
 
 export const CLIENT_IDS = ['ts-v1', 'ts-v2', 'python', 'go'] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
@@ -50,11 +47,13 @@ function resolvable(spec: string): boolean {
   }
 }
 
-// Where setup puts the Python venv and the Go binary; MCP_INTEROP_TOOLS moves it (the tests use it to show a
-// machine without them).
-const TOOLS = process.env.MCP_INTEROP_TOOLS ?? join(ROOT, '.tools');
-const VENV_PYTHON = join(TOOLS, 'venv/bin/python');
-const GO_BINARY = join(TOOLS, 'bin/interop-go');
+// The Python venv and the Go binary are looked up when a run asks (src/interop/tools.ts: MCP_INTEROP_TOOLS, a
+// checkout's .tools, the per-user folder); a missing one names every place looked at.
+const found = (file: string) => locate(file).path ?? locate(file).searched[0]!;
+const notFound = (file: string, what: string) => {
+  const { path, searched } = locate(file);
+  return path ? undefined : `${what} at ${searched.join(' nor at ')}`;
+};
 const node = (file: string) => async () => ({ command: process.execPath, args: [program(`src/interop/clients/${file}`)] });
 
 export const CLIENTS: Record<ClientId, InteropClient> = {
@@ -71,15 +70,16 @@ export const CLIENTS: Record<ClientId, InteropClient> = {
     speaks: legacyByDefault(true),
   },
   python: {
-    id: 'python', sdk: 'mcp 2.3.0 (Python SDK)', launch: async () => ({ command: VENV_PYTHON, args: [join(CLIENTS_DIR, 'python-client.py')] }),
-    missing: () => (existsSync(VENV_PYTHON) ? undefined : `no Python virtual environment with the mcp SDK at ${VENV_PYTHON}`),
-    install: SETUP,
+    id: 'python', sdk: 'mcp 2.3.0 (Python SDK)', launch: async () => ({ command: found(VENV_PYTHON), args: [join(CLIENTS_DIR, 'python-client.py')] }),
+    missing: () => notFound(VENV_PYTHON, 'no Python virtual environment with the mcp SDK'),
+    // A getter: the executable says it runs the process only after this module may have loaded.
+    get install() { return setupCommand(); },
     speaks: anyByDefault,
   },
   go: {
-    id: 'go', sdk: 'github.com/modelcontextprotocol/go-sdk v1.8.0 (Go SDK)', launch: async () => ({ command: GO_BINARY, args: [] }),
-    missing: () => (existsSync(GO_BINARY) ? undefined : `the Go client is not built at ${GO_BINARY}`),
-    install: SETUP,
+    id: 'go', sdk: 'github.com/modelcontextprotocol/go-sdk v1.8.0 (Go SDK)', launch: async () => ({ command: found(GO_BINARY), args: [] }),
+    missing: () => notFound(GO_BINARY, 'the Go client is not built'),
+    get install() { return setupCommand(); },
     speaks: anyByDefault,
   },
 };

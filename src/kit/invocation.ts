@@ -19,6 +19,7 @@ export const SUBCOMMANDS = {
   probe: 'probe:rate-limit',
   reference: 'reference',
   'stdio-proxy': 'stdio-proxy',
+  'setup-interop': 'setup-interop',
 } as const;
 
 export type Subcommand = keyof typeof SUBCOMMANDS;
@@ -29,6 +30,11 @@ let viaBin = false;
 /** Said by the executable before it loads a command: from then on its texts name the executable. */
 export function invokedThroughBin(): void {
   viaBin = true;
+}
+
+/** Whether the executable runs this process (an install's `npx mcp-canvas-harness ...`), not an npm script. */
+export function throughBin(): boolean {
+  return viaBin;
 }
 
 /** The words that run `script` with arguments after them: `mcp-canvas-harness probe` or `npm run probe:rate-limit --`. */

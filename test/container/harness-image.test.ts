@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,10 @@ import { bootstrap, startReference, type ReferenceServer } from '../helpers/refe
 // The harness's own image (Dockerfile.harness), built on the reference image, run as a user runs it: podman
 // run with the report folder mounted, the key in the environment, host networking to reach a deployment on
 // this machine's loopback. Needs podman (scripts/setup.sh); fails, never skips, without it.
+// Then its variant with the interop matrix's Python and Go clients (Dockerfile.harness-interop), built on it.
 
 const IMAGE = 'localhost/mcp-canvas-harness:test';
+const INTEROP_IMAGE = 'localhost/mcp-canvas-harness:interop-test';
 const podmanEnv = { ...process.env, CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? join(PACKAGE_ROOT, '.tools/containers/containers.conf') };
 
 interface Ran { code: number; stdout: string; stderr: string }
@@ -33,6 +35,23 @@ beforeAll(async () => {
   const build = await podman(['build', '--quiet', '-f', 'Dockerfile.harness', '--build-arg', `REFERENCE_IMAGE=${reference}`, '-t', IMAGE, '.'], 600_000);
   if (build.code !== 0) throw new Error(`podman build -f Dockerfile.harness failed: ${build.stderr.slice(-2000)}`);
   buildS = (performance.now() - t) / 1000;
+  // The variant with the Python and Go clients (Dockerfile.harness-interop), from a context prepared as its
+  // header says: the Go client built here (static), the Python SDK's wheels downloaded here with this
+  // checkout's venv (pip's cache and find-links), since the build reaches neither a Go image nor PyPI.
+  const context = mkdtempSync(join(tmpdir(), 'harness-interop-context-'));
+  try {
+    const clients = join(PACKAGE_ROOT, 'src/interop/clients');
+    mkdirSync(join(context, 'src/interop/clients'), { recursive: true });
+    for (const f of ['python-client.py', 'requirements.txt']) cpSync(join(clients, f), join(context, 'src/interop/clients', f));
+    execFileSync('go', ['build', '-trimpath', '-o', join(context, '.tools/bin/interop-go'), '.'], { cwd: join(clients, 'go-client'), env: { ...process.env, CGO_ENABLED: '0' }, stdio: 'pipe', timeout: 300_000 });
+    execFileSync(join(PACKAGE_ROOT, '.tools/venv/bin/pip'), ['download', '-q', '-d', join(context, '.tools/wheels'), '-r', join(clients, 'requirements.txt'),
+      '--python-version', '3.11', '--platform', 'manylinux_2_17_x86_64', '--only-binary=:all:'], { stdio: 'pipe', timeout: 300_000 });
+    const variant = await podman(['build', '--quiet', '-f', join(PACKAGE_ROOT, 'Dockerfile.harness-interop'), '--ignorefile', join(PACKAGE_ROOT, 'Dockerfile.harness-interop.dockerignore'),
+      '--build-arg', `HARNESS_IMAGE=${IMAGE}`, '-t', INTEROP_IMAGE, context], 600_000);
+    if (variant.code !== 0) throw new Error(`podman build -f Dockerfile.harness-interop failed: ${variant.stderr.slice(-2000)}`);
+  } finally {
+    rmSync(context, { recursive: true, force: true });
+  }
   server = await startReference();
 }, 15 * 60_000);
 
@@ -85,5 +104,19 @@ describe('the harness image', { timeout: 180_000 }, () => {
     const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { requirements: { id: string }[] };
     expect(results.requirements.every((r) => /^(discovery|tools)-/.test(r.id))).toBe(true);
     for (const text of [run.stdout, run.stderr, readFileSync(join(reports, 'results.json'), 'utf8')]) expect(text).not.toContain(apiKey.split('_live_')[1]);
+  });
+
+  it('the interop variant (Dockerfile.harness-interop) exercises every Python and Go row of the matrix', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'harness-image-'));
+    chmodSync(reports, 0o777);
+    // The embedded target: on a --base-url deployment the stdio rows need --target stdio, so only there do all
+    // five rows per client run (the repository's stdio proxy, in the image too).
+    const run = await podman(['run', '--rm', '-v', `${reports}:/reports`, INTEROP_IMAGE,
+      'conformance', '--only', 'interop-python-,interop-go-', '--clients', 'python,go', '--seed', '1'], 180_000);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { requirements: { id: string; level: string; status: string }[] };
+    const rows = results.requirements.filter((r) => /^interop-(python|go)-/.test(r.id));
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    expect(rows.filter((r) => r.level === 'MUST' && r.status !== 'pass').map((r) => `${r.id}: ${r.status}`)).toEqual([]);
   });
 });

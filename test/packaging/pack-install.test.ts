@@ -60,7 +60,7 @@ describe('the packed project, installed without dev dependencies', () => {
     const version = npx(['--version']);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(`mcp-canvas-harness ${(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { version: string }).version}`);
-    for (const command of ['conformance', 'load', 'k6', 'probe', 'reference', 'stdio-proxy']) {
+    for (const command of ['conformance', 'load', 'k6', 'probe', 'reference', 'stdio-proxy', 'setup-interop']) {
       const help = npx([command, '--help']);
       expect(help.status, `${command}: ${help.stderr}`).toBe(0);
       expect(help.stdout).toContain(`Usage: mcp-canvas-harness ${command}`);
@@ -118,6 +118,34 @@ describe('the packed project, installed without dev dependencies', () => {
     } finally {
       reference.kill('SIGTERM');
     }
+  }, 300_000);
+
+  // Really installs (PyPI through pip's cache and find-links, the Go module and build caches of this machine):
+  // about 20 s. The folder is a temporary MCP_INTEROP_TOOLS, never the user's own.
+  it('setup-interop installs the Python and Go clients, then a run from the install exercises their rows', async () => {
+    const tools = join(dir, 'interop-tools');
+    const env = { ...process.env, MCP_API_KEY: '', MCP_INTEROP_TOOLS: tools };
+    type Results = { requirements: { id: string; status: string; level: string; checks: { reason?: string }[] }[] };
+    const before = await runCommand('npx', ['--offline', 'mcp-canvas-harness', 'conformance', '--only', 'interop-go-connect', '--clients', 'go', '--seed', '1', '--report-dir', join(dir, 'reports-interop-before')], { cwd: app, env });
+    expect(before.code, before.stderr).toBe(0);
+    // Not testable, naming the command that works from an install (not the checkout's setup script).
+    const [row] = (JSON.parse(readFileSync(join(dir, 'reports-interop-before', 'results.json'), 'utf8')) as Results).requirements;
+    expect(row).toMatchObject({ id: 'interop-go-connect', status: 'not-testable' });
+    expect(row!.checks[0]!.reason).toContain(`install it with \`npx mcp-canvas-harness setup-interop\``);
+    const setup = await runCommand('npx', ['--offline', 'mcp-canvas-harness', 'setup-interop'], { cwd: app, env });
+    expect(setup.code, setup.stderr).toBe(0);
+    expect(setup.stdout).toContain(`installed in ${join(tools, 'venv')}`);
+    expect(existsSync(join(tools, 'bin/interop-go'))).toBe(true);
+    const again = await runCommand('npx', ['--offline', 'mcp-canvas-harness', 'setup-interop'], { cwd: app, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/already in .*\n.*already built/s);
+    const reports = join(dir, 'reports-interop');
+    const run = await runCommand('npx', ['--offline', 'mcp-canvas-harness', 'conformance', '--only', 'interop-python-,interop-go-', '--clients', 'python,go', '--seed', '1', '--report-dir', reports], { cwd: app, env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as Results;
+    const rows = results.requirements.filter((r) => /^interop-(python|go)-/.test(r.id));
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    expect(rows.filter((r) => r.level === 'MUST' && r.status !== 'pass').map((r) => `${r.id}: ${r.status}`)).toEqual([]);
   }, 300_000);
 
   it('an embedded --only run conforms and writes its reports', () => {
