@@ -1,4 +1,5 @@
 import { Agent, setGlobalDispatcher } from 'undici';
+import { isStaleConnection } from '../src/wire/connections.js';
 
 /**
  * The tests' own HTTP (node's fetch, undici's request without a dispatcher) closes an idle connection after 1 s,
@@ -14,16 +15,12 @@ if (!scope[SET]) {
   scope[SET] = true;
   setGlobalDispatcher(new Agent({ keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 }));
   const fetchOnce = globalThis.fetch;
-  const closedUnread = (err: unknown) => {
-    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-    return cause?.code === 'ECONNRESET' || cause?.code === 'UND_ERR_SOCKET' || /other side closed/.test(String(cause?.message ?? ''));
-  };
   globalThis.fetch = async (input, init) => {
     try {
       return await fetchOnce(input, init);
     } catch (err) {
       const replayable = (init?.body === undefined || init.body === null || typeof init.body === 'string') && !(input instanceof Request && input.body);
-      if (!replayable || init?.signal?.aborted || !closedUnread(err)) throw err;
+      if (!replayable || init?.signal?.aborted || !isStaleConnection(err)) throw err;
       return fetchOnce(input, init);
     }
   };
