@@ -3,6 +3,7 @@
  * or the repository's image in a container. Every kind passes the safety guard and is announced on stderr
  * before the first request.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
 import { spawnServerChild } from '../src/kit/server-child.js';
@@ -39,6 +40,8 @@ export interface LoadTarget {
   apiKey: string;
   /** Embedded only: the loopback admin channel (workspaces on a chosen plan, sibling keys, revocation). */
   admin?: { url: string; token: string };
+  /** The server's CPU time so far (µs) and resident memory (bytes), where the harness can read them (embedded: its child process). */
+  serverStats?: () => Promise<{ cpuMicros?: number; rssBytes?: number }>;
   /** One line for reports: what was loaded, never a key. */
   description: string;
   close(): Promise<void>;
@@ -93,6 +96,7 @@ export async function prepareLoadTarget(options: LoadTargetOptions): Promise<Loa
       mcpUrl: `${child.url}${MCP_PATH}`,
       apiKey,
       ...(child.admin && { admin: child.admin }),
+      serverStats: async () => ({ cpuMicros: await child.cpuMicros(), ...residentBytes(child.pid) }),
       description: `embedded reference server ${child.url}${options.mutant ? ` (mutant ${options.mutant})` : ''}`,
       close: async () => {
         await child.stop();
@@ -101,6 +105,16 @@ export async function prepareLoadTarget(options: LoadTargetOptions): Promise<Loa
   } catch (err) {
     await child.stop();
     throw err;
+  }
+}
+
+/** A process's resident memory from /proc (Linux), or nothing where it cannot be read. */
+export function residentBytes(pid: number): { rssBytes?: number } {
+  try {
+    const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? {} : { rssBytes: Number(kib) * 1024 };
+  } catch {
+    return {};
   }
 }
 

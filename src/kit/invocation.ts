@@ -17,6 +17,7 @@ export const SUBCOMMANDS = {
   load: 'load',
   k6: 'load:k6',
   probe: 'probe:rate-limit',
+  capacity: 'capacity',
   reference: 'reference',
   'stdio-proxy': 'stdio-proxy',
   'setup-interop': 'setup-interop',

@@ -1,0 +1,213 @@
+/**
+ * The search for one scenario's sustained rate: a low-rate baseline, geometric steps up from the start rate
+ * until a step does not hold the SLO, bisection between the last step that held and the first that did not
+ * until they are within the tolerance, and a confirmation of the rate found. Each step is judged on its own
+ * windows (step-judge.ts); the bound met is said, never guessed: a broken SLO (a capacity), 429s (a limit, never
+ * a capacity), the generator (the service holds at least what was measured), the cap, or the time budget.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Bound, ScenarioCapacity, StepPhase, StepRecord } from './capacity-result.js';
+import type { Arrivals, Decision, StepMeasurement, StepPlan } from './open-model-driver.js';
+import { minSamples, thresholdsOf, type Slo } from './slo.js';
+import { judgeStep, type GeneratorBounds, type StepJudgement } from './step-judge.js';
+import { stepRecord } from './step-record.js';
+import type { Scenario } from '../scenarios.js';
+
+/** What drives the steps: the undici open-model driver, or k6 (k6-driver.ts). */
+export interface StepRunner {
+  runStep(plan: StepPlan, decide: (m: StepMeasurement, final: boolean) => Decision): Promise<StepMeasurement>;
+  single(): Promise<{ ms: number; ok: boolean } | undefined>;
+  readonly sentTotal: number;
+}
+
+export interface SearchOptions {
+  scenario: Scenario;
+  slo: Slo;
+  runner: StepRunner;
+  arrivals: Arrivals;
+  seed: number;
+  startRate: number;
+  maxRate: number;
+  /** Bisection ends when (broke - sustained) / broke is at most this. */
+  tolerance: number;
+  warmupMs: number;
+  /** Shortest measured window; a step's window is long enough for the SLO's samples, up to `maxWindowMs` with its extensions. */
+  windowMs: number;
+  maxWindowMs: number;
+  /** performance.now() time by which the search must end. */
+  deadline: number;
+  bounds: GeneratorBounds;
+  /** The generator's ceiling measured on this machine (req/s): no step is planned above it. */
+  generatorCeiling?: number;
+  /** Times an invalid step is run again before the generator is declared the bound (a stall of a moment is not a ceiling). */
+  invalidRetries?: number;
+  onStep?: (step: StepRecord) => void;
+}
+
+const BASELINE_REQUESTS = 20;
+/** A server has drained an overloaded step's queue when a lone request's time is back within this of the baseline. */
+const DRAINED_FACTOR = 2;
+const DRAIN_MAX_MS = 15_000;
+
+export interface SearchResult extends Omit<ScenarioCapacity, 'durationS' | 'requests' | 'overload' | 'soak'> {
+  /** Highest rate that held, with its measurement (the overload and soak phases start from it). */
+  baselineServiceP50Ms?: number;
+}
+
+const round = (v: number) => (v >= 100 ? Math.round(v) : Math.round(v * 100) / 100);
+const rate = (v: number) => `${round(v).toLocaleString('en-US')} req/s`;
+
+export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
+  const streaming = o.scenario.requests.some((r) => r.streaming);
+  const steps: StepRecord[] = [];
+  const held: number[] = [];
+  /** The lowest rate that did not hold, and its step. */
+  let lowestNot: StepRecord | undefined;
+  let lastInvalid: StepRecord | undefined;
+  let firstLimited: number | undefined;
+  const thresholds = { latency: thresholdsOf(o.slo, 'latency'), ttfp: thresholdsOf(o.slo, 'ttfp'), ttfr: thresholdsOf(o.slo, 'ttfr') };
+  const needed = minSamples(o.slo);
+
+  // Baseline: lone requests, one after another: the service time with no queue.
+  const lone: number[] = [];
+  for (let i = 0; i < BASELINE_REQUESTS && performance.now() < o.deadline; i++) {
+    const r = await o.runner.single();
+    if (r?.ok) lone.push(r.ms);
+  }
+  lone.sort((a, b) => a - b);
+  const baseline = lone.length > 0 ? { rate: 0, serviceP50Ms: round(lone[Math.floor(lone.length / 2)]!), serviceP99Ms: round(lone.at(-1)!) } : undefined;
+
+  const drain = async () => {
+    if (!baseline) return;
+    const until = Math.min(o.deadline, performance.now() + DRAIN_MAX_MS);
+    while (performance.now() < until) {
+      const r = await o.runner.single();
+      if (r?.ok && r.ms <= baseline.serviceP50Ms * DRAINED_FACTOR + 5) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  /** Runs a step at `r` (again, while the generator could not offer it, up to the retries). */
+  const step = async (r: number, phase: StepPhase): Promise<StepRecord | undefined> => {
+    const windowMs = Math.min(o.maxWindowMs, Math.max(o.windowMs, Math.ceil((needed * 1.1 * 1000) / r)));
+    const maxWindows = Math.max(1, Math.floor(o.maxWindowMs / windowMs));
+    for (let attempt = 0; attempt <= (o.invalidRetries ?? 2); attempt++) {
+      if (performance.now() + o.warmupMs + windowMs > o.deadline) return undefined;
+      const plan: StepPlan = { rate: r, arrivals: o.arrivals, seed: o.seed + steps.length, warmupMs: o.warmupMs, windowMs, maxWindows, thresholds };
+      let windows = 0;
+      let judgement: StepJudgement | undefined;
+      const m = await o.runner.runStep(plan, (measured, final) => {
+        windows = Math.round(measured.windowMs / windowMs);
+        judgement = judgeStep(measured, o.slo, o.bounds, final, windows < maxWindows && performance.now() + windowMs < o.deadline);
+        return judgement.decision;
+      });
+      // runStep returns only on a decision its last judgement made: that is the step's verdict.
+      const record = stepRecord(steps.length + 1, phase, m, judgement!, streaming);
+      steps.push(record);
+      o.onStep?.(record);
+      if (record.verdict !== 'pass') await drain();
+      if (record.verdict !== 'invalid') return record;
+      lastInvalid = record;
+    }
+    return lastInvalid;
+  };
+
+  const ceiling = o.generatorCeiling !== undefined ? Math.min(o.maxRate, o.generatorCeiling) : o.maxRate;
+  let next = Math.min(o.startRate, ceiling);
+  let bound: Bound | undefined;
+  let stopNote: string | undefined;
+
+  // Geometric: up while steps hold; down from the start rate when the first does not.
+  for (;;) {
+    const s = await step(next, 'geometric');
+    if (!s) { bound = 'time'; break; }
+    if (s.verdict === 'invalid') { bound = 'generator'; break; }
+    if (s.verdict === 'pass') {
+      held.push(next);
+      if (lowestNot) break;
+      if (next >= ceiling) { bound = ceiling < o.maxRate ? 'generator' : 'cap'; break; }
+      next = Math.min(next * 2, ceiling);
+      continue;
+    }
+    if (s.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, next);
+    lowestNot = s;
+    if (held.length > 0) break;
+    next = next / 2;
+    if (next < 0.5) { stopNote = 'no step held the SLO down to 0.5 req/s'; break; }
+  }
+
+  // Bisect between the highest that held and the lowest that did not; then confirm the rate found.
+  let confirmations = 0;
+  while (!bound && lowestNot && held.length > 0) {
+    const lo = Math.max(...held.filter((h) => h < lowestNot!.offered));
+    const hi = lowestNot.offered;
+    if ((hi - lo) / hi <= o.tolerance) {
+      if (confirmations >= 2) break;
+      confirmations++;
+      const c = await step(lo, 'confirm');
+      if (!c) { bound = 'time'; break; }
+      if (c.verdict === 'invalid') { bound = 'generator'; break; }
+      if (c.verdict === 'pass') break;
+      // It did not hold a second time: it is the new upper end, and the search goes on below it.
+      if (c.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, lo);
+      lowestNot = c;
+      held.splice(held.indexOf(lo), 1);
+      if (!held.some((h) => h < lo)) {
+        const lower = lo / 2;
+        const d = await step(lower, 'bisect');
+        if (!d) { bound = 'time'; break; }
+        if (d.verdict === 'invalid') { bound = 'generator'; break; }
+        if (d.verdict === 'pass') held.push(lower);
+        else { lowestNot = d; stopNote = 'the lowest rates stopped holding the SLO on a second look'; break; }
+      }
+      continue;
+    }
+    const mid = (lo + hi) / 2;
+    const s = await step(mid, 'bisect');
+    if (!s) { bound = 'time'; break; }
+    if (s.verdict === 'invalid') { bound = 'generator'; break; }
+    if (s.verdict === 'pass') held.push(mid);
+    else {
+      if (s.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, mid);
+      lowestNot = s;
+    }
+  }
+
+  const sustained = held.length > 0 ? Math.max(...held.filter((h) => !lowestNot || h < lowestNot.offered)) : null;
+  const limited = lowestNot?.verdict === 'rate-limited';
+  if (!bound) bound = lowestNot ? (limited ? 'rate-limit' : 'slo') : 'cap';
+  // A search cut short by the generator or the time after it bracketed an SLO break still reports that bracket.
+  const broke = lowestNot && !limited ? lowestNot.offered : null;
+  const summary = summarize(bound, sustained, broke, lowestNot, lastInvalid, firstLimited, o, stopNote);
+  return {
+    scenario: o.scenario.name,
+    streaming,
+    slo: o.slo.text,
+    sustained: sustained === null ? null : round(sustained),
+    broke: broke === null ? null : round(broke),
+    bound,
+    summary,
+    ...(baseline && { baseline }),
+    ...(firstLimited !== undefined && {
+      rateLimit: { firstAt: round(firstLimited), hint: 'the deployment throttled this key: spread the load over more keys (one per agent), or measure the limit itself with the probe command' },
+    }),
+    steps,
+    ...(baseline && { baselineServiceP50Ms: baseline.serviceP50Ms }),
+  };
+}
+
+function summarize(bound: Bound, sustained: number | null, broke: number | null, lowestNot: StepRecord | undefined, invalid: StepRecord | undefined, firstLimited: number | undefined, o: SearchOptions, note?: string): string {
+  const held = sustained === null ? 'no step held the SLO' : `holds ${rate(sustained)}`;
+  switch (bound) {
+    case 'slo':
+      return `${held}; ${lowestNot ? `${rate(lowestNot.offered)} broke it: ${lowestNot.reason}` : ''}${note ? ` (${note})` : ''}`;
+    case 'rate-limit':
+      return `${sustained === null ? 'no step held' : `held the SLO up to ${rate(sustained)}`}; 429s from ${rate(firstLimited ?? lowestNot?.offered ?? 0)}: a rate limit, not a capacity`;
+    case 'generator':
+      return `at least ${sustained === null ? '0 req/s' : rate(sustained)}: the generator could not offer more on this machine (${invalid?.reason ?? `its ceiling against a no-op endpoint is ${rate(o.generatorCeiling ?? 0)}`})${broke !== null ? `; ${rate(broke)} had broken the SLO` : ''}`;
+    case 'cap':
+      return `${held} up to the cap (--max-rate ${rate(o.maxRate)}): the service holds at least that`;
+    case 'time':
+      return `the time budget ran out before the boundary was found; ${held}${broke !== null ? `, ${rate(broke)} broke it` : ''}`;
+  }
+}
