@@ -25,6 +25,7 @@ export interface Calibration {
 const START = 250;
 const WARMUP_MS = 300;
 const WINDOW_MS = 1000;
+const ATTEMPTS = 3;
 
 /** Steps ×2 from START up to `upTo` (the search's cap) against a no-op endpoint; `beforeSend` slows the generator on purpose (tests). */
 export async function calibrateGenerator(upTo: number, bounds: GeneratorBounds, connections: number, beforeSend?: () => void): Promise<Calibration> {
@@ -38,16 +39,21 @@ export async function calibrateGenerator(upTo: number, bounds: GeneratorBounds, 
   let endpointBound = false;
   try {
     for (let rate = Math.min(START, upTo); ; rate = Math.min(rate * 2, upTo)) {
-      const plan: StepPlan = { rate, arrivals: 'constant', seed: 1, warmupMs: WARMUP_MS, windowMs: WINDOW_MS, maxWindows: 1, thresholds: { latency: [], ttfp: [], ttfr: [] } };
-      // Only the generator is judged here: its send lag and event loop are known when the window's time is up.
-      const m = await driver.runStep(plan, () => 'done');
-      const problem = generatorProblem(m, bounds, false);
-      steps.push({ rate, lagP99Ms: Math.round(m.sendLag.percentile(99) * 100) / 100, eventLoopUtilization: Math.round(m.generator.eventLoopUtilization * 1000) / 1000, ...(problem && { problem }) });
-      if (problem) {
+      // A rate is beyond the generator only when it fails every attempt: one pause (a collection, a new
+      // connection's set-up) is not a ceiling.
+      let problem: string | undefined;
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const plan: StepPlan = { rate, arrivals: 'constant', seed: 1, warmupMs: WARMUP_MS, windowMs: WINDOW_MS, maxWindows: 1, thresholds: { latency: [], ttfp: [], ttfr: [] } };
+        // Only the generator is judged here: its send lag and event loop are known when the window's time is up.
+        const m = await driver.runStep(plan, () => 'done');
+        problem = generatorProblem(m, bounds, false);
+        steps.push({ rate, lagP99Ms: Math.round(m.sendLag.percentile(99) * 100) / 100, eventLoopUtilization: Math.round(m.generator.eventLoopUtilization * 1000) / 1000, ...(problem && { problem }) });
+        if (!problem) break;
         // A pool that queued against an endpoint that answers at once: the endpoint (on the same cores) fell behind first.
         endpointBound = m.generator.poolQueuedMax > 0 && m.sendLag.percentile(99) <= bounds.lagP99Ms;
-        break;
       }
+      if (problem) break;
+      endpointBound = false;
       ceiling = rate;
       if (rate >= upTo) break;
     }

@@ -94,7 +94,8 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
       });
       const { baselineServiceP50Ms, ...result } = found;
       const entry: ScenarioCapacity = { ...result, requests: 0, durationS: 0 };
-      if (found.sustained !== null && found.sustained > 0 && o.overload && baselineServiceP50Ms !== undefined && (found.bound === 'slo' || found.bound === 'cap' || found.bound === 'generator')) {
+      // Past the sustained rate only where the SLO set it: beyond a cap or the generator's ceiling, 1.5x is not an overload.
+      if (found.sustained !== null && found.sustained > 0 && o.overload && baselineServiceP50Ms !== undefined && found.bound === 'slo') {
         log(`${scenario.name}: overload at 1.5x (${r1(found.sustained * 1.5)} req/s), then recovery at 0.5x`);
         entry.overload = await overloadAndRecovery(runner, found.sustained, baselineServiceP50Ms, o.arrivals, o.seed, Math.max(o.windowS, 2) * 1000);
         log(`${scenario.name}: ${entry.overload.over.summary}; ${entry.overload.recovery.summary}`);

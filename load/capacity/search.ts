@@ -31,7 +31,7 @@ export interface SearchOptions {
   /** Bisection ends when (broke - sustained) / broke is at most this. */
   tolerance: number;
   warmupMs: number;
-  /** Shortest measured window; a step's window is long enough for the SLO's samples, up to `maxWindowMs` with its extensions. */
+  /** Shortest measured window; a step's window is long enough for the SLO's samples, and extends while undecided up to `maxWindowMs` (at least once). */
   windowMs: number;
   maxWindowMs: number;
   /** performance.now() time by which the search must end. */
@@ -55,6 +55,8 @@ export interface SearchResult extends Omit<ScenarioCapacity, 'durationS' | 'requ
 }
 
 const round = (v: number) => (v >= 100 ? Math.round(v) : Math.round(v * 100) / 100);
+/** Planned rates have three significant digits: what the reports show is what was offered. */
+const nice = (v: number) => Number(v.toPrecision(3));
 const rate = (v: number) => `${round(v).toLocaleString('en-US')} req/s`;
 
 export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
@@ -89,8 +91,10 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
 
   /** Runs a step at `r` (again, while the generator could not offer it, up to the retries). */
   const step = async (r: number, phase: StepPhase): Promise<StepRecord | undefined> => {
-    const windowMs = Math.min(o.maxWindowMs, Math.max(o.windowMs, Math.ceil((needed * 1.1 * 1000) / r)));
-    const maxWindows = Math.max(1, Math.floor(o.maxWindowMs / windowMs));
+    // Long enough for the samples a pass needs (a p99 needs 384: 38 s at 10 req/s), however short --window;
+    // extensions while undecided up to --max-window, and at least one.
+    const windowMs = Math.max(o.windowMs, Math.ceil((needed * 1.1 * 1000) / r));
+    const maxWindows = Math.max(2, Math.floor(o.maxWindowMs / windowMs));
     for (let attempt = 0; attempt <= (o.invalidRetries ?? 2); attempt++) {
       if (performance.now() + o.warmupMs + windowMs > o.deadline) return undefined;
       const plan: StepPlan = { rate: r, arrivals: o.arrivals, seed: o.seed + steps.length, warmupMs: o.warmupMs, windowMs, maxWindows, thresholds };
@@ -132,7 +136,7 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
     if (s.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, next);
     lowestNot = s;
     if (held.length > 0) break;
-    next = next / 2;
+    next = nice(next / 2);
     if (next < 0.5) { stopNote = 'no step held the SLO down to 0.5 req/s'; break; }
   }
 
@@ -153,7 +157,7 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
       lowestNot = c;
       held.splice(held.indexOf(lo), 1);
       if (!held.some((h) => h < lo)) {
-        const lower = lo / 2;
+        const lower = nice(lo / 2);
         const d = await step(lower, 'bisect');
         if (!d) { bound = 'time'; break; }
         if (d.verdict === 'invalid') { bound = 'generator'; break; }
@@ -162,7 +166,8 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
       }
       continue;
     }
-    const mid = (lo + hi) / 2;
+    const mid = nice((lo + hi) / 2);
+    if (mid <= lo || mid >= hi) break;
     const s = await step(mid, 'bisect');
     if (!s) { bound = 'time'; break; }
     if (s.verdict === 'invalid') { bound = 'generator'; break; }

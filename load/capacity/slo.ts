@@ -30,10 +30,10 @@ export function parseSlo(text: string): Slo {
   const parts = text.split(',').map((t) => t.trim()).filter((t) => t !== '');
   if (parts.length === 0) throw new Error(`SLO "${text}" has no terms (e.g. ${DEFAULT_SLO})`);
   for (const part of parts) {
-    const latency = /^(?:(ttfp|ttfr)-)?p(\d{1,2}(?:\.\d+)?)\s*<=\s*(\d+(?:\.\d+)?)\s*(us|ms|s)$/i.exec(part);
+    const latency = /^(?:(ttfp|ttfr)-)?p(\d{1,3}(?:\.\d+)?)\s*<=\s*(\d+(?:\.\d+)?)\s*(us|ms|s)$/i.exec(part);
     const errors = /^errors\s*<=\s*(\d+(?:\.\d+)?)\s*%$/i.exec(part);
     if (latency) {
-      const quantile = Number(latency[2]) / 100;
+      const quantile = Number((Number(latency[2]) / 100).toFixed(8));
       if (!(quantile > 0 && quantile < 1)) throw new Error(`SLO term "${part}": the percentile must be above 0 and below 100`);
       const thresholdMs = Number(latency[3]) * UNITS[latency[4]!.toLowerCase()]!;
       if (!(thresholdMs > 0)) throw new Error(`SLO term "${part}": the threshold must be above 0`);

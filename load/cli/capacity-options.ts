@@ -45,8 +45,9 @@ Search
   --seed <n>              Poisson arrivals' seed (printed when not given)
   --warmup <s>            each step's warm-up before its measured window (default 1)
   --window <s>            shortest measured window (default 1; longer at low rates: enough samples
-                          for the SLO's percentiles, e.g. 384 for a p99)
-  --max-window <s>        longest window with its extensions, while a step cannot decide (default 10)
+                          for the SLO's terms to pass, e.g. 384 for a p99 or errors<=1%, 3,838 for a p99.9)
+  --max-window <s>        a step that cannot decide extends its window up to this (default 10; at least
+                          one extension)
   --timeout <s>           a request not complete by then is an error at that latency (default 10)
   --connections <n>       the driver's connection pool (default 512, at most ${CAPS.connections})
   --no-calibrate          skip measuring the generator's own ceiling against a no-op endpoint first

@@ -1,0 +1,184 @@
+/**
+ * The search's logic on a simulated service whose answer is known exactly (no network, no clock): geometric
+ * steps, bisection to the tolerance, confirmation, and the bound it names (SLO, rate limit, generator, cap,
+ * time). The real driver against real endpoints of known capacity is proven in known-capacity.test.ts.
+ */
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { LatencyHistogram } from '../../load/capacity/latency-histogram.js';
+import type { Decision, StepMeasurement, StepPlan } from '../../load/capacity/open-model-driver.js';
+import { searchCapacity, type SearchOptions, type StepRunner } from '../../load/capacity/search.js';
+import { parseSlo } from '../../load/capacity/slo.js';
+import { defaultGeneratorBounds } from '../../load/capacity/step-judge.js';
+import { scenarioByName } from '../../load/scenarios.js';
+
+interface Service {
+  /** Highest rate whose latency stays at 5 ms; above it every request takes 200 ms. */
+  capacity: number;
+  /** 429s at or above this rate. */
+  limit?: number;
+  /** The generator lags 100 ms at or above this rate. */
+  generator?: number;
+  /** This share of every step's requests takes 200 ms whatever the rate (a tail right at an SLO's edge). */
+  tail?: number;
+  /** Steps at these exact rates fail once (a disturbance the confirmation must catch). */
+  flaky?: Set<number>;
+}
+
+class SimulatedRunner implements StepRunner {
+  sentTotal = 0;
+  rates: number[] = [];
+  constructor(private readonly s: Service) {}
+  async single() {
+    this.sentTotal++;
+    return { ms: 5, ok: true };
+  }
+  async runStep(plan: StepPlan, decide: (m: StepMeasurement, final: boolean) => Decision): Promise<StepMeasurement> {
+    this.rates.push(plan.rate);
+    for (let windows = 1; ; windows++) {
+      const n = Math.round((plan.rate * plan.windowMs * windows) / 1000);
+      this.sentTotal += n;
+      const flaky = this.s.flaky?.delete(plan.rate) ?? false;
+      const over = plan.rate > this.s.capacity || flaky;
+      const m = measurement(plan, n, windows, over ? 200 : 5, plan.rate >= (this.s.limit ?? Infinity) ? Math.ceil(n / 10) : 0, plan.rate >= (this.s.generator ?? Infinity) ? 100 : 0.5, this.s.tail ?? 0);
+      const d = decide(m, true);
+      if (d !== 'extend') return m;
+    }
+  }
+}
+
+function measurement(plan: StepPlan, n: number, windows: number, latencyMs: number, limited: number, lagMs: number, tail: number): StepMeasurement {
+  const latency = new LatencyHistogram(plan.thresholds.latency);
+  const service = new LatencyHistogram();
+  const sendLag = new LatencyHistogram();
+  for (let i = 0; i < n - limited; i++) {
+    latency.record((i < (n - limited) * tail ? 200 : latencyMs) + lagMs);
+    service.record(latencyMs);
+  }
+  for (let i = 0; i < n; i++) sendLag.record(lagMs);
+  return {
+    offered: plan.rate, warmupMs: plan.warmupMs, windowMs: plan.windowMs * windows, planned: n, sent: n, settled: n, ok: n - limited, rateLimited: limited, errors: 0, errorsByKind: {},
+    pending: 0, completedInWindows: n, goodInWindows: n - limited, latency, service,
+    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag,
+    inFlight: { start: 0, end: 0, max: 1 }, generator: { cpuCores: 0.1, eventLoopUtilization: 0.1, eventLoopDelayP99Ms: 1, poolQueuedMax: 0 }, bins: [],
+  };
+}
+
+const slo = parseSlo('p99<=50ms,errors<=1%');
+
+function options(runner: StepRunner, over: Partial<SearchOptions> = {}): SearchOptions {
+  return {
+    scenario: scenarioByName('tools-list')!, slo, runner, arrivals: 'constant', seed: 1, startRate: 50, maxRate: 5000, tolerance: 0.05,
+    warmupMs: 0, windowMs: 1000, maxWindowMs: 10_000, deadline: performance.now() + 3_600_000, bounds: defaultGeneratorBounds(slo), ...over,
+  };
+}
+
+describe('the capacity search on a simulated service', () => {
+  it('brackets an SLO break within the tolerance: sustained <= capacity < broke, and says "slo"', async () => {
+    for (const capacity of [73, 310, 1234, 4321]) {
+      const runner = new SimulatedRunner({ capacity });
+      const r = await searchCapacity(options(runner));
+      expect(r.bound, `capacity ${capacity}`).toBe('slo');
+      expect(r.sustained!).toBeLessThanOrEqual(capacity);
+      expect(r.broke!).toBeGreaterThan(capacity);
+      expect((r.broke! - r.sustained!) / r.broke!).toBeLessThanOrEqual(0.05);
+      expect(r.sustained! / capacity).toBeGreaterThanOrEqual(0.95);
+      // The rate found was confirmed by a step of its own.
+      expect(r.steps.filter((s) => s.phase === 'confirm' && s.verdict === 'pass').map((s) => s.offered)).toContain(r.sustained);
+    }
+  });
+
+  it('steps down from a start rate that does not hold', async () => {
+    const runner = new SimulatedRunner({ capacity: 12 });
+    const r = await searchCapacity(options(runner, { startRate: 100 }));
+    expect(runner.rates.slice(0, 4), JSON.stringify(r.steps.map((s) => [s.phase, s.offered, s.verdict, s.windowS, s.reason]))).toEqual([100, 50, 25, 12.5]);
+    expect(r.sustained, r.summary).not.toBeNull();
+    expect(r.bound).toBe('slo');
+    expect(r.sustained!).toBeLessThanOrEqual(12);
+    expect(r.sustained!).toBeGreaterThanOrEqual(11.4);
+    // 384 samples for a p99 at 6.25 req/s: a 68 s window, not a 10 s one that decides nothing.
+    expect(r.steps.find((s) => s.offered === 6.25)!.latencyMs.planned.count).toBeGreaterThanOrEqual(384);
+  });
+
+  it('never takes 429s for capacity: bound "rate-limit", nothing sustained at or above the limit', async () => {
+    const runner = new SimulatedRunner({ capacity: 4000, limit: 600 });
+    const r = await searchCapacity(options(runner));
+    expect(r.bound).toBe('rate-limit');
+    expect(r.broke).toBeNull();
+    expect(r.sustained!).toBeLessThan(600);
+    expect(r.rateLimit?.firstAt).toBeGreaterThanOrEqual(600);
+    expect(r.summary).toMatch(/rate limit, not a capacity/);
+  });
+
+  it('says "generator" (at least) when the generator cannot offer a step, after its retries', async () => {
+    const runner = new SimulatedRunner({ capacity: 100_000, generator: 1500 });
+    const r = await searchCapacity(options(runner));
+    expect(r.bound).toBe('generator');
+    expect(r.broke).toBeNull();
+    expect(r.sustained).toBe(800);
+    expect(runner.rates.filter((x) => x === 1600)).toHaveLength(3);
+    expect(r.summary).toMatch(/^at least 800 req\/s: the generator could not offer more/);
+  });
+
+  it('says "cap" when --max-rate holds, and no step goes beyond it', async () => {
+    const runner = new SimulatedRunner({ capacity: 100_000 });
+    const r = await searchCapacity(options(runner, { maxRate: 700 }));
+    expect(r.bound).toBe('cap');
+    expect(r.sustained).toBe(700);
+    expect(Math.max(...runner.rates)).toBe(700);
+  });
+
+  it('plans no step above the calibrated generator ceiling', async () => {
+    const runner = new SimulatedRunner({ capacity: 100_000 });
+    const r = await searchCapacity(options(runner, { generatorCeiling: 900 }));
+    expect(Math.max(...runner.rates)).toBe(900);
+    expect(r.bound).toBe('generator');
+    expect(r.sustained).toBe(900);
+  });
+
+  it('a rate that fails its confirmation is not reported', async () => {
+    // 775 holds once, then not: the confirmation catches it and the search goes on below.
+    const runner = new SimulatedRunner({ capacity: 790, flaky: new Set() });
+    const first = await searchCapacity(options(runner));
+    const found = first.sustained!;
+    const again = new SimulatedRunner({ capacity: 790, flaky: new Set() });
+    // The confirmation step of `found` fails once this time.
+    let seen = 0;
+    const original = again.runStep.bind(again);
+    again.runStep = async (plan, decide) => {
+      if (plan.rate === found && ++seen === 2) (again as unknown as { s: Service }).s.flaky!.add(found);
+      return original(plan, decide);
+    };
+    const r = await searchCapacity(options(again));
+    expect(r.sustained!).toBeLessThan(found);
+    expect(r.bound).toBe('slo');
+    expect(r.steps.some((s) => s.phase === 'confirm' && s.verdict === 'fail' && s.offered === found)).toBe(true);
+  });
+
+  it('makes a window long enough for the samples a pass needs, however short --window', async () => {
+    const runner = new SimulatedRunner({ capacity: 1000 });
+    // p99.9 needs 3,838 samples: at 100 req/s a 1 s window cannot show it, a 42 s one can.
+    const strict = parseSlo('p99.9<=50ms');
+    const r = await searchCapacity(options(runner, { slo: strict, bounds: defaultGeneratorBounds(strict), startRate: 100, maxRate: 100, windowMs: 1000 }));
+    expect(r.steps[0]!.verdict).toBe('pass');
+    expect(r.steps[0]!.latencyMs.planned.count).toBeGreaterThanOrEqual(3838);
+  });
+
+  it('extends a step that cannot decide, then counts it as not holding', async () => {
+    // 1 % of requests beyond the threshold of a p99: the interval straddles the allowed share at any length.
+    const runner = new SimulatedRunner({ capacity: 1000, tail: 0.01 });
+    const r = await searchCapacity(options(runner, { startRate: 400, maxRate: 400, windowMs: 1000, maxWindowMs: 8000 }));
+    const first = r.steps[0]!;
+    expect(first.verdict).toBe('uncertain');
+    // Windows of 1.06 s (384 samples for a p99 at 400 req/s), extended up to the 8 s allowed.
+    expect(first.windowS).toBeGreaterThan(7);
+    expect(first.reason).toMatch(/undecided after the longest window.*counted as not holding/);
+    expect(r.sustained === null || r.sustained < 400).toBe(true);
+  });
+
+  it('ends with bound "time" when the budget runs out before a bracket', async () => {
+    const runner = new SimulatedRunner({ capacity: 1000 });
+    const r = await searchCapacity(options(runner, { deadline: performance.now() - 1 }));
+    expect(r.bound).toBe('time');
+  });
+});
