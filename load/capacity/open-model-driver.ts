@@ -136,6 +136,10 @@ function random(seed: number): () => number {
 
 const BIN_MS = 250;
 const SWEEP_MS = 20;
+/** How often a running window is judged for an early end, and the fewest samples that may end it. */
+const EARLY_MS = 250;
+const EARLY_MIN = 20;
+const EARLY_AFTER_MS = 2000;
 
 export class OpenModelDriver {
   private readonly pool: Pool;
@@ -242,26 +246,31 @@ export class OpenModelDriver {
     tick();
 
     try {
+      const measure = (now: number): { m: StepMeasurement; pending: number } => {
+        this.openWindows(windows, now);
+        const kept = windows.slice(0, lastWindow + 1);
+        const pending = [...this.inFlight].filter((r) => r.window && kept.includes(r.window));
+        return { m: this.merge(kept, pending, now, plan, bins), pending: pending.length };
+      };
       for (;;) {
-        await sleepUntil(measuredFrom + (lastWindow + 1) * plan.windowMs);
-        let decision: Decision;
-        for (;;) {
+        const windowEnd = measuredFrom + (lastWindow + 1) * plan.windowMs;
+        // While the window runs: a step that already broke its SLO (or drew a 429) ends now, not at the window's end.
+        while (performance.now() < windowEnd) {
+          await sleep(Math.min(EARLY_MS, Math.max(0, windowEnd - performance.now())));
           const now = performance.now();
-          this.openWindows(windows, now);
-          const kept = windows.slice(0, lastWindow + 1);
-          const pending = [...this.inFlight].filter((r) => r.window && kept.includes(r.window));
-          decision = decide(this.merge(kept, pending, now, plan, bins), pending.length === 0);
-          if (decision === 'extend' && lastWindow + 1 >= plan.maxWindows) decision = pending.length === 0 ? 'done' : 'wait';
-          if (decision !== 'wait') break;
-          await sleep(SWEEP_MS * 2);
+          // Samples close in time share their disturbances (one stall holds them all): an early end needs half
+          // the window (at most 2 s) behind it.
+          if (now < measuredFrom || now >= windowEnd || now - (windowEnd - plan.windowMs) < Math.min(plan.windowMs / 2, EARLY_AFTER_MS)) continue;
+          const { m } = measure(now);
+          if (m.settled + m.pending >= EARLY_MIN && decide(m, false) === 'done') return m;
         }
-        if (decision === 'done') {
-          stopped = true;
-          const now = performance.now();
-          const kept = windows.slice(0, lastWindow + 1);
-          const pending = [...this.inFlight].filter((r) => r.window && kept.includes(r.window));
-          const result = this.merge(kept, pending, now, plan, bins);
-          return result;
+        for (;;) {
+          const { m, pending } = measure(performance.now());
+          let decision = decide(m, pending === 0);
+          if (decision === 'extend' && lastWindow + 1 >= plan.maxWindows) decision = pending === 0 ? 'done' : 'wait';
+          if (decision === 'done') return m;
+          if (decision === 'extend') break;
+          await sleep(SWEEP_MS * 2);
         }
         lastWindow++;
       }
@@ -428,7 +437,7 @@ export class OpenModelDriver {
   /** The windows merged, with the requests still in flight counted at their age so far. */
   private merge(windows: Window[], pending: InFlight[], now: number, plan: StepPlan, bins: StepMeasurement['bins']): StepMeasurement {
     const m: StepMeasurement = {
-      offered: plan.rate, warmupMs: plan.warmupMs, windowMs: windows.length * plan.windowMs,
+      offered: plan.rate, warmupMs: plan.warmupMs, windowMs: windows.reduce((sum, w) => sum + Math.max(0, Math.min(now, w.end) - w.start), 0),
       planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: pending.length,
       completedInWindows: 0, goodInWindows: 0,
       latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),

@@ -109,6 +109,7 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
       const record = stepRecord(steps.length + 1, phase, m, judgement!, streaming);
       steps.push(record);
       o.onStep?.(record);
+      if (record.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, r);
       if (record.verdict !== 'pass') await drain();
       if (record.verdict !== 'invalid') return record;
       lastInvalid = record;
@@ -133,50 +134,90 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
       next = Math.min(next * 2, ceiling);
       continue;
     }
-    if (s.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, next);
+    const previous = lowestNot;
     lowestNot = s;
     if (held.length > 0) break;
+    // Half the load and no better: the SLO breaks whatever the rate (the service's latency, not its load).
+    const unmoved = previous && s.verdict === 'fail' ? loadIndependent(previous, s) : undefined;
+    if (unmoved) { stopNote = unmoved; break; }
     next = nice(next / 2);
     if (next < 0.5) { stopNote = 'no step held the SLO down to 0.5 req/s'; break; }
   }
 
-  // Bisect between the highest that held and the lowest that did not; then confirm the rate found.
+  // Bisect between the highest that held and the lowest that did not; then confirm both ends once each: a
+  // break may be a moment's disturbance (it then holds on a second look, and the bisection goes on above it),
+  // and a hold may be luck (it then breaks, and the bisection goes on below it).
+  const broken = new Map<number, StepRecord>();
+  if (lowestNot) broken.set(lowestNot.offered, lowestNot);
+  const lowestBroken = () => [...broken.values()].reduce<StepRecord | undefined>((a, b) => (!a || b.offered < a.offered ? b : a), undefined);
+  const confirmedBreaks = new Set<number>();
+  const confirmedHolds = new Set<number>();
   let confirmations = 0;
-  while (!bound && lowestNot && held.length > 0) {
-    const lo = Math.max(...held.filter((h) => h < lowestNot!.offered));
-    const hi = lowestNot.offered;
-    if ((hi - lo) / hi <= o.tolerance) {
-      if (confirmations >= 2) break;
+  while (!bound && held.length > 0) {
+    if (broken.size === 0) {
+      // The only break held on its second look: up again from the highest hold.
+      const top = Math.max(...held);
+      if (top >= ceiling) { bound = ceiling < o.maxRate ? 'generator' : 'cap'; break; }
+      const up = Math.min(nice(top * 2), ceiling);
+      const u = await step(up, 'geometric');
+      if (!u) { bound = 'time'; break; }
+      if (u.verdict === 'invalid') { bound = 'generator'; break; }
+      if (u.verdict === 'pass') held.push(up);
+      else broken.set(up, u);
+      continue;
+    }
+    const hi = lowestBroken()!.offered;
+    const below = held.filter((h) => h < hi);
+    if (below.length === 0) {
+      // What held below the break did not hold on its second look: one more step, halfway down.
+      const lower = nice(hi / 2);
+      const d = await step(lower, 'bisect');
+      if (!d) { bound = 'time'; break; }
+      if (d.verdict === 'invalid') { bound = 'generator'; break; }
+      if (d.verdict === 'pass') { held.push(lower); continue; }
+      broken.set(lower, d);
+      stopNote = 'the lower rates stopped holding the SLO on a second look';
+      break;
+    }
+    const lo = Math.max(...below);
+    if ((hi - lo) / hi > o.tolerance) {
+      const mid = nice((lo + hi) / 2);
+      if (mid <= lo || mid >= hi) break;
+      const s = await step(mid, 'bisect');
+      if (!s) { bound = 'time'; break; }
+      if (s.verdict === 'invalid') { bound = 'generator'; break; }
+      if (s.verdict === 'pass') held.push(mid);
+      else broken.set(mid, s);
+      continue;
+    }
+    if (confirmations >= 4) break;
+    if (!confirmedBreaks.has(hi)) {
+      confirmedBreaks.add(hi);
+      confirmations++;
+      const c = await step(hi, 'confirm');
+      if (!c) { bound = 'time'; break; }
+      if (c.verdict === 'invalid') { bound = 'generator'; break; }
+      if (c.verdict === 'pass') {
+        broken.delete(hi);
+        held.push(hi);
+      } else broken.set(hi, c);
+      continue;
+    }
+    if (!confirmedHolds.has(lo)) {
+      confirmedHolds.add(lo);
       confirmations++;
       const c = await step(lo, 'confirm');
       if (!c) { bound = 'time'; break; }
       if (c.verdict === 'invalid') { bound = 'generator'; break; }
-      if (c.verdict === 'pass') break;
-      // It did not hold a second time: it is the new upper end, and the search goes on below it.
-      if (c.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, lo);
-      lowestNot = c;
-      held.splice(held.indexOf(lo), 1);
-      if (!held.some((h) => h < lo)) {
-        const lower = nice(lo / 2);
-        const d = await step(lower, 'bisect');
-        if (!d) { bound = 'time'; break; }
-        if (d.verdict === 'invalid') { bound = 'generator'; break; }
-        if (d.verdict === 'pass') held.push(lower);
-        else { lowestNot = d; stopNote = 'the lowest rates stopped holding the SLO on a second look'; break; }
+      if (c.verdict !== 'pass') {
+        held.splice(held.indexOf(lo), 1);
+        broken.set(lo, c);
       }
       continue;
     }
-    const mid = nice((lo + hi) / 2);
-    if (mid <= lo || mid >= hi) break;
-    const s = await step(mid, 'bisect');
-    if (!s) { bound = 'time'; break; }
-    if (s.verdict === 'invalid') { bound = 'generator'; break; }
-    if (s.verdict === 'pass') held.push(mid);
-    else {
-      if (s.verdict === 'rate-limited') firstLimited = Math.min(firstLimited ?? Infinity, mid);
-      lowestNot = s;
-    }
+    break;
   }
+  lowestNot = lowestBroken() ?? (held.length === 0 ? lowestNot : undefined);
 
   const sustained = held.length > 0 ? Math.max(...held.filter((h) => !lowestNot || h < lowestNot.offered)) : null;
   const limited = lowestNot?.verdict === 'rate-limited';
@@ -199,6 +240,15 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
     steps,
     ...(baseline && { baselineServiceP50Ms: baseline.serviceP50Ms }),
   };
+}
+
+/** Why two failing steps show a latency that does not come from load, or undefined: the same term broke by as much at half the rate. */
+function loadIndependent(higher: StepRecord, lower: StepRecord): string | undefined {
+  const a = higher.terms.find((t) => t.verdict === 'fail');
+  const b = lower.terms.find((t) => t.term === a?.term);
+  if (!a || !b || b.verdict !== 'fail' || b.measured < a.measured * 0.9) return undefined;
+  const unit = a.term.startsWith('errors') ? '' : ' ms';
+  return `the SLO breaks whatever the rate: ${a.term} measured ${round(a.measured)}${unit} at ${rate(higher.offered)} and ${round(b.measured)}${unit} at ${rate(lower.offered)} (the service's latency, not its load)`;
 }
 
 function summarize(bound: Bound, sustained: number | null, broke: number | null, lowestNot: StepRecord | undefined, invalid: StepRecord | undefined, firstLimited: number | undefined, o: SearchOptions, note?: string): string {

@@ -13,7 +13,7 @@ import { defaultGeneratorBounds } from '../../load/capacity/step-judge.js';
 import { scenarioByName } from '../../load/scenarios.js';
 
 interface Service {
-  /** Highest rate whose latency stays at 5 ms; above it every request takes 200 ms. */
+  /** Highest rate whose latency stays at 5 ms; above it every request takes 200 ms times the overload (a queue's wait grows with it). */
   capacity: number;
   /** 429s at or above this rate. */
   limit?: number;
@@ -21,8 +21,8 @@ interface Service {
   generator?: number;
   /** This share of every step's requests takes 200 ms whatever the rate (a tail right at an SLO's edge). */
   tail?: number;
-  /** Steps at these exact rates fail once (a disturbance the confirmation must catch). */
-  flaky?: Set<number>;
+  /** Whether the nth step (from 1) at this rate is disturbed: it breaks the SLO whatever the capacity. */
+  disturbed?: (rate: number, nth: number) => boolean;
 }
 
 class SimulatedRunner implements StepRunner {
@@ -38,9 +38,9 @@ class SimulatedRunner implements StepRunner {
     for (let windows = 1; ; windows++) {
       const n = Math.round((plan.rate * plan.windowMs * windows) / 1000);
       this.sentTotal += n;
-      const flaky = this.s.flaky?.delete(plan.rate) ?? false;
-      const over = plan.rate > this.s.capacity || flaky;
-      const m = measurement(plan, n, windows, over ? 200 : 5, plan.rate >= (this.s.limit ?? Infinity) ? Math.ceil(n / 10) : 0, plan.rate >= (this.s.generator ?? Infinity) ? 100 : 0.5, this.s.tail ?? 0);
+      const nth = this.rates.filter((r) => r === plan.rate).length;
+      const over = plan.rate > this.s.capacity || (windows === 1 && (this.s.disturbed?.(plan.rate, nth) ?? false));
+      const m = measurement(plan, n, windows, over ? 200 * Math.max(1, plan.rate / this.s.capacity) : 5, plan.rate >= (this.s.limit ?? Infinity) ? Math.ceil(n / 10) : 0, plan.rate >= (this.s.generator ?? Infinity) ? 100 : 0.5, this.s.tail ?? 0);
       const d = decide(m, true);
       if (d !== 'extend') return m;
     }
@@ -100,6 +100,16 @@ describe('the capacity search on a simulated service', () => {
     expect(r.steps.find((s) => s.offered === 6.25)!.latencyMs.planned.count).toBeGreaterThanOrEqual(384);
   });
 
+  it('stops going down when half the rate is no better: the SLO breaks whatever the rate', async () => {
+    // Every request takes 200 ms at any rate: latency that is the service's, not its load's.
+    const runner = new SimulatedRunner({ capacity: 0.001, tail: 1 });
+    const r = await searchCapacity(options(runner, { startRate: 100 }));
+    expect(runner.rates).toEqual([100, 50]);
+    expect(r.bound).toBe('slo');
+    expect(r.sustained).toBeNull();
+    expect(r.summary).toMatch(/the SLO breaks whatever the rate: p99<=50ms measured \d+ ms at 100 req\/s and \d+ ms at 50 req\/s/);
+  });
+
   it('never takes 429s for capacity: bound "rate-limit", nothing sustained at or above the limit', async () => {
     const runner = new SimulatedRunner({ capacity: 4000, limit: 600 });
     const r = await searchCapacity(options(runner));
@@ -136,23 +146,24 @@ describe('the capacity search on a simulated service', () => {
     expect(r.sustained).toBe(900);
   });
 
-  it('a rate that fails its confirmation is not reported', async () => {
-    // 775 holds once, then not: the confirmation catches it and the search goes on below.
-    const runner = new SimulatedRunner({ capacity: 790, flaky: new Set() });
-    const first = await searchCapacity(options(runner));
-    const found = first.sustained!;
-    const again = new SimulatedRunner({ capacity: 790, flaky: new Set() });
-    // The confirmation step of `found` fails once this time.
-    let seen = 0;
-    const original = again.runStep.bind(again);
-    again.runStep = async (plan, decide) => {
-      if (plan.rate === found && ++seen === 2) (again as unknown as { s: Service }).s.flaky!.add(found);
-      return original(plan, decide);
-    };
-    const r = await searchCapacity(options(again));
+  it('a hold that breaks on its second look is not reported', async () => {
+    const found = (await searchCapacity(options(new SimulatedRunner({ capacity: 790 })))).sustained!;
+    // `found` held by luck: every later step at it breaks.
+    const runner = new SimulatedRunner({ capacity: 790, disturbed: (rate, nth) => rate === found && nth >= 2 });
+    const r = await searchCapacity(options(runner));
     expect(r.sustained!).toBeLessThan(found);
     expect(r.bound).toBe('slo');
     expect(r.steps.some((s) => s.phase === 'confirm' && s.verdict === 'fail' && s.offered === found)).toBe(true);
+  });
+
+  it('a break that holds on its second look was a disturbance: the bisection goes on above it', async () => {
+    // The first step at 800 is disturbed (a moment's stall); the service holds 1,000.
+    const runner = new SimulatedRunner({ capacity: 1000, disturbed: (rate, nth) => rate === 800 && nth === 1 });
+    const r = await searchCapacity(options(runner));
+    expect(r.steps.find((s) => s.offered === 800)!.verdict).toBe('fail');
+    expect(r.sustained!).toBeGreaterThanOrEqual(950);
+    expect(r.sustained!).toBeLessThanOrEqual(1000);
+    expect(r.steps.some((s) => s.phase === 'confirm' && s.offered === 800 && s.verdict === 'pass')).toBe(true);
   });
 
   it('makes a window long enough for the samples a pass needs, however short --window', async () => {
