@@ -225,6 +225,8 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
   const extraSecrets: string[] = [];
   const secrets = () => runSecrets(target, extraSecrets);
   const started = performance.now();
+  // When it started (ISO): junit.xml's suite time is the wall time of its checks, which run side by side.
+  record.startedAt = new Date().toISOString();
   const deadlineMs = deadlineOf(def, target);
   // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
   const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);

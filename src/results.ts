@@ -37,6 +37,8 @@ export interface Consumption {
   bootstrapShares: Record<string, number>;
   /** Bootstrap requests purposes wanted beyond their share of the budget. */
   beyondBudget?: Record<string, number>;
+  /** Present (false) when the run could not bootstrap at all (an MCP endpoint): its budget goes unsaid. */
+  canBootstrap?: false;
 }
 
 /**
@@ -118,12 +120,14 @@ export function requirementStatus(level: Level, checks: CheckRecord[]): Requirem
   if (checks.some((c) => c.status === 'fail')) return level === 'MUST' ? 'fail' : 'warn';
   if (checks.some((c) => c.status === 'error')) return 'error';
   const concerning = checks.filter((c) => !c.notApplicable);
-  return concerning.length > 0 && concerning.every((c) => c.status === 'pass') ? 'pass' : 'not-testable';
+  // Every check said the rule does not concern the target: not applicable, never counted as not testable.
+  if (concerning.length === 0) return 'not-applicable';
+  return concerning.every((c) => c.status === 'pass') ? 'pass' : 'not-testable';
 }
 
 /** A row no check could judge because its rule does not concern the target (each check said not applicable, with why). */
-export function notApplicable(r: Pick<RequirementResult, 'status' | 'checks'>): boolean {
-  return r.status === 'not-testable' && r.checks.length > 0 && r.checks.every((c) => c.notApplicable);
+export function notApplicable(r: Pick<RequirementResult, 'status'>): boolean {
+  return r.status === 'not-applicable';
 }
 
 export function aggregate(records: CheckRecord[], selected: (r: Requirement) => boolean, baseline: Set<string>): { requirements: RequirementResult[]; totals: Totals } {
@@ -138,14 +142,15 @@ export function aggregate(records: CheckRecord[], selected: (r: Requirement) => 
   }
   const totals: Totals = { pass: 0, fail: 0, warn: 0, notTestable: 0, untested: 0, error: 0, notApplicable: 0 };
   for (const r of requirements) {
-    if (notApplicable(r)) totals.notApplicable! += 1;
+    if (r.status === 'not-applicable') totals.notApplicable! += 1;
     else if (r.status === 'not-testable') totals.notTestable += 1;
     else totals[r.status] += 1;
   }
   return { requirements, totals };
 }
 
-export type RevisionCell = RequirementStatus | 'not-applicable' | 'not-run';
+/** `not-applicable` in a cell: the rule does not apply to that revision, or does not concern the target at all. */
+export type RevisionCell = RequirementStatus | 'not-run';
 
 /** The check runs behind a run's rows: a check verifying several rows counted once, once per revision it ran under. */
 export function checkRunCount(results: Pick<Results, 'requirements'>): number {
@@ -197,7 +202,7 @@ export function clientMatrix(requirements: RequirementResult[]): ClientMatrix {
     if (!steps.includes(step)) steps.push(step);
     const row = rows.get(tag.client) ?? { client: tag.client, sdk: tag.sdk, cells: {} };
     if (tag.mode === 'http' && tag.revision) row.revision = tag.revision;
-    row.cells[step] = notApplicable(r) ? 'not-applicable' : r.status;
+    row.cells[step] = r.status;
     rows.set(tag.client, row);
   }
   for (const row of rows.values()) for (const step of steps) row.cells[step] ??= 'not-run';

@@ -16,6 +16,8 @@ export interface RunOptions {
   mcpUrl?: string;
   headers: Record<string, string>;
   apiKey?: string;
+  /** Where the given keys came from (`--api-key`, or the variable `MCP_API_KEY`): a refusal names it. */
+  keySources?: { apiKey?: string; otherKey?: string };
   /** A live key of a second workspace (`--other-key`), for the isolation rows without bootstrap. */
   otherKey?: string;
   revokedKey?: string;

@@ -94,7 +94,7 @@ async function runInScope(options: RunOptions): Promise<Results> {
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
   const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
   const target = await prepare(options, {
-    headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile,
+    headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile, ...(options.keySources && { keySources: options.keySources }),
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
@@ -159,6 +159,8 @@ async function runInScope(options: RunOptions): Promise<Results> {
     waitBudgetMs,
     bootstrapShares: { ...(preparedBootstraps > 0 && { 'target keys': preparedBootstraps }), ...ledger.granted },
     ...(Object.keys(ledger.refused).length > 0 && { beyondBudget: ledger.refused }),
+    // An MCP endpoint (--mcp-url) offers no bootstrap: its budget is never used, so no report prints one.
+    ...(!target.info.canBootstrap && { canBootstrap: false as const }),
   };
   // Every reply any check received, judged once all are in (src/key-echoes.ts).
   if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(runKeys().take()));

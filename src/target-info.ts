@@ -17,6 +17,8 @@ export interface TargetInfo {
   headers: Record<string, string>;
   /** A live key of workspace A (from bootstrap, or `--api-key`); absent for servers without auth. */
   apiKey?: string;
+  /** Where the given keys came from (`--api-key`, or the variable `MCP_API_KEY`): a refusal names it. */
+  keySources?: { apiKey?: string; otherKey?: string };
   /** A live key of another workspace, for isolation checks (from bootstrap, or `--other-key`). */
   otherKey?: string;
   /** Why there is no `apiKey` on a service target (bootstrap refused, budget spent): key rows say so. */

@@ -6,7 +6,11 @@ import type { Exchange } from './wire/exchange.js';
  * the run's error, never a verdict on the service.
  */
 export type CheckStatus = 'pass' | 'fail' | 'not-testable' | 'error';
-export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'untested' | 'error';
+/**
+ * `not-applicable`: every check found the rule not concerning the target (sessions a stateless server does not
+ * keep, a revision it does not speak): a status of its own, so that counting statuses matches the totals.
+ */
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'not-testable' | 'not-applicable' | 'untested' | 'error';
 
 /** What one check found: it starts as a failure and is earned. */
 export interface CheckRecord {
@@ -35,6 +39,8 @@ export interface CheckRecord {
   /** Exchanges of a check that neither failed nor broke left out of `wire` (src/wire/wire-sample.ts). */
   wireLeftOut?: number;
   durationMs: number;
+  /** When the check started (ISO): with durationMs, the wall time of checks that ran side by side. */
+  startedAt?: string;
   /** Command line that runs this check alone against the same target. */
   replay?: string;
   /** Property checks: the search (seed, runs, time) and, on failure, the shrunk counterexample and its path. */

@@ -8,7 +8,7 @@ import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';
 import { enumOption, headerOption, listOption, numberOption, urlOption, UsageError } from '../kit/options.js';
 import { Secrets } from '../kit/scrub.js';
-import { KEY_ENV, keyOption, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
+import { KEY_ENV, keyOption, keySource, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 import { callerPath, invocation, replayInvocation, reportDirOption } from '../kit/invocation.js';
@@ -216,6 +216,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     headers,
     apiKey: keyOption(values, 'api-key'),
     otherKey,
+    keySources: { apiKey: keySource(values, 'api-key'), otherKey: keySource(values, 'other-key') },
     revokedKey: keyOption(values, 'revoked-key'),
     mailboxUrl,
     profile: values.profile ?? defaultProfile(target, { baseUrl, mcpUrl }),

@@ -41,6 +41,11 @@ export function keyOption(values: Partial<Record<keyof typeof KEY_ENV, string>>,
   return secretOption(`--${name}`, values[name], KEY_ENV[name]);
 }
 
+/** Where a key came from, for messages: its option when given, else its environment variable (the key itself never). */
+export function keySource(values: Partial<Record<keyof typeof KEY_ENV, string>>, name: keyof typeof KEY_ENV): string {
+  return values[name] !== undefined ? `--${name}` : KEY_ENV[name];
+}
+
 /**
  * Which mutants a command runs: conformance every one (fixtures/mutants `mutant()`), the load commands
  * the reference's conformance and load faults.

@@ -31,10 +31,18 @@ export function searchTotals(results: Results): { searches: number; runs: number
 /** The run's searches taken together, and the budget they shared, in a line. */
 export function describeSearches(results: Results): string | undefined {
   const t = searchTotals(results);
-  if (t.searches === 0) return undefined;
   const b = results.propertyBudget;
-  const budget = b ? `; budget ${formatSeconds(b.budgetMs)} over ${b.searches} searches, a ${b.timeBoxMs} ms time box each` : '';
-  return `${t.searches} searches, ${t.runs} runs in ${formatSeconds(t.timeMs)} of searching (${Math.round(t.runsPerS)} runs/s)${budget}`;
+  const n = searchCount(results);
+  if (n === 0) return undefined;
+  // One count everywhere (console, summary.md, README): results.json's propertyBudget.searches when present.
+  const ended = t.searches < n ? ` (${n - t.searches} ended before searching, not testable)` : '';
+  const budget = b ? `; budget ${formatSeconds(b.budgetMs)}, a ${b.timeBoxMs} ms time box each` : '';
+  return `${n} searches${ended}, ${t.runs} runs in ${formatSeconds(t.timeMs)} of searching (${Math.round(t.runsPerS)} runs/s)${budget}`;
+}
+
+/** The run's number of searches: the planned ones its budget was split among (results.json `propertyBudget.searches`), else those that ran. */
+export function searchCount(results: Results): number {
+  return results.propertyBudget?.searches ?? searchTotals(results).searches;
 }
 
 const formatSeconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

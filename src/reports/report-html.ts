@@ -31,7 +31,7 @@ function anchor(prefix: string, id: string): string {
   return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
-const STATUS_LABEL: Record<string, string> = { pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested', error: 'harness error' };
+const STATUS_LABEL: Record<string, string> = { pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', 'not-applicable': 'not applicable', untested: 'untested', error: 'harness error' };
 
 function badge(status: string, extra = ''): string {
   return `<span class="badge s-${h(status)}">${h(STATUS_LABEL[status] ?? status)}${extra ? ` ${h(extra)}` : ''}</span>`;
@@ -190,7 +190,8 @@ function matrixRow(r: RequirementResult): string {
     ? '<li class="c-untested muted">no check verifies this requirement</li>'
     : r.checks.map((c) => {
       const detail = c.status === 'not-testable' ? c.reason ?? 'no reason given' : c.status === 'fail' || c.status === 'error' ? c.message ?? '' : '';
-      return `<li class="c-${h(c.status)}">${badge(c.status)} ${h(checkLabel(r, c))}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
+      const status = c.notApplicable ? 'not-applicable' : c.status;
+      return `<li class="c-${h(status)}">${badge(status)} ${h(checkLabel(r, c))}${detail ? `<div class="detail">${h(truncate(detail, 500))}</div>` : ''}</li>`;
     }).join('');
   const evidence = failedChecks(r).length ? ` <a href="#${anchor('req', r.id)}">evidence</a>` : '';
   const search = `${r.id} ${r.group} ${r.level} ${r.source} ${r.text}`.toLowerCase();
@@ -270,7 +271,7 @@ nav.filters input { font: inherit; margin-left: auto; padding: 3px 8px; min-widt
 nav.filters .shown { color: var(--muted); }
 h2 { margin: 22px 0 10px; font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 .badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--un); white-space: nowrap; }
-.s-pass { background: var(--pass); } .s-fail, .s-error { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-untested { background: var(--un); }
+.s-pass { background: var(--pass); } .s-fail, .s-error { background: var(--fail); } .s-warn { background: var(--warn); } .s-not-testable { background: var(--nt); } .s-not-applicable { background: var(--un); } .s-untested { background: var(--un); }
 table { border-collapse: collapse; width: 100%; }
 table.revisions { width: auto; } table.revisions th, table.revisions td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; } table.revisions thead th { background: var(--soft); }
 table.matrix th, table.matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
@@ -369,8 +370,9 @@ export function renderHtml(results: Results, sections: readonly FolderSection[] 
   ];
   const filters: [string, string, number][] = [
     ['all', 'All', reqs.length], ['fail', 'Fail', t.fail], ['warn', 'Warn', t.warn],
-    // Not applicable rows are not testable ones whose rule does not concern the target: one filter shows both.
-    ['not-testable', t.notApplicable ? `Not testable / not applicable` : 'Not testable', t.notTestable + (t.notApplicable ?? 0)], ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
+    ['not-testable', 'Not testable', t.notTestable],
+    ...(t.notApplicable ? [['not-applicable', 'Not applicable', t.notApplicable] as [string, string, number]] : []),
+    ['untested', 'Untested', t.untested], ['pass', 'Pass', t.pass],
     ...(t.error ? [['error', 'Harness error', t.error] as [string, string, number]] : []),
   ];
   // Rendered first: the navigation links a section only where the page has it.

@@ -3,7 +3,7 @@ import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
 import { truncate } from '../kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
 import { describeConsumption } from './consumption.js';
-import { describeProperty, runsText } from './property-text.js';
+import { describeProperty, runsText, searchCount } from './property-text.js';
 
 /*
  * summary.md: GitHub-flavoured Markdown to paste on a pull request or append to $GITHUB_STEP_SUMMARY.
@@ -23,7 +23,7 @@ export function statusWord(results: Results): string {
 }
 
 const STATUS_LABEL: Record<RequirementResult['status'], string> = {
-  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', untested: 'untested', error: 'harness error',
+  pass: 'pass', fail: 'fail', warn: 'warn', 'not-testable': 'not testable', 'not-applicable': 'not applicable', untested: 'untested', error: 'harness error',
 };
 
 function statusLabel(r: RequirementResult): string {
@@ -73,8 +73,9 @@ function notTestableLines(reqs: RequirementResult[]): string[] {
 }
 
 function matrixRow(r: RequirementResult): string {
-  const n = (s: string) => r.checks.filter((c) => c.status === s).length;
-  const checks = r.checks.length === 0 ? 'none' : `${n('pass')} pass, ${n('fail')} fail, ${n('not-testable')} n/t`;
+  const n = (s: string) => r.checks.filter((c) => c.status === s && !c.notApplicable).length;
+  const na = r.checks.filter((c) => c.notApplicable).length;
+  const checks = r.checks.length === 0 ? 'none' : `${n('pass')} pass, ${n('fail')} fail, ${n('not-testable')} n/t${na ? `, ${na} n/a` : ''}`;
   return `| ${cell(mdCode(r.id))} | ${cell(mdText(r.group))} | ${r.level} | ${statusLabel(r)} | ${cell(mdText(r.source))} | ${checks} |`;
 }
 
@@ -174,7 +175,7 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
   const failing = reqs.filter((r) => failsRun(r, results.strict));
   const warnings = reqs.filter((r) => r.status === 'warn' && !failing.includes(r) && r.baseline !== 'expected-failure');
   const known = reqs.filter((r) => r.baseline === 'expected-failure');
-  const notTestable = reqs.filter((r) => r.status === 'not-testable' && !notApplicable(r));
+  const notTestable = reqs.filter((r) => r.status === 'not-testable');
   const inapplicable = reqs.filter(notApplicable);
   const untested = reqs.filter((r) => r.status === 'untested');
 
@@ -227,13 +228,15 @@ export function renderSummary(results: Results, limit = SUMMARY_LIMIT): string {
 
   const properties = propertyRows(reqs);
   if (properties.length) {
-    b.add(`\n### Properties (${properties.length})\n\nfast-check searches with seed ${mdCode(String(results.seed))}; a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
+    // The heading counts searches as the console does (propertyBudget.searches); a row is a property, searched once per revision it runs under.
+    const n = searchCount(results);
+    b.add(`\n### Properties (${n} search${n === 1 ? '' : 'es'})\n\nfast-check searches with seed ${mdCode(String(results.seed))}, one row per property (a property of revision-dependent rows searches once per revision); a failure is shrunk to a minimal counterexample and replays with its path.\n\n| Property | Requirements | Runs | Time | Status |\n|---|---|---:|---:|---|`, false);
     for (const row of properties) b.add(row);
   }
 
   const byRevision = revisionRows(reqs);
   if (byRevision) {
-    b.add(`\n### By protocol revision (${byRevision.rows.length})\n\nRequirements that depend on the revision ran once per revision the target speaks, each with that revision's headers (—: does not apply to the revision; n/t: not testable).\n\n${byRevision.header}`, false);
+    b.add(`\n### By protocol revision (${byRevision.rows.length})\n\nRequirements that depend on the revision ran once per revision the target speaks, each with that revision's headers (—: not applicable, to the revision or to the target; n/t: not testable).\n\n${byRevision.header}`, false);
     for (const row of byRevision.rows) b.add(row);
   }
 

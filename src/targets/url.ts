@@ -24,10 +24,12 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
       : `${endpoint} answered 404: is ${baseUrl} the service? Its MCP endpoint is <base URL>/api/mcp/v1 (give --mcp-url to judge any MCP server at another path)`);
   }
   // Before the first bootstrap or write: a key the service refuses is the user's mistake, not 40 failing rows.
-  for (const [option, key] of [['--api-key', base.apiKey], ['--other-key', base.otherKey]] as const) {
+  for (const [option, env, key, source] of [['--api-key', 'MCP_API_KEY', base.apiKey, base.keySources?.apiKey], ['--other-key', 'MCP_OTHER_KEY', base.otherKey, base.keySources?.otherKey]] as const) {
     if (!key) continue;
     addSpent({ requests: 1 });
-    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers) === 401) throw new TargetError(`the service refused the key given with ${option} (401 to tools/list at ${endpoint}); give a live key${option === '--api-key' ? ' (or MCP_API_KEY)' : ' (or MCP_OTHER_KEY)'}`);
+    // Name where the key came from: a key from the environment is not "the key given with --api-key".
+    const from = source === env ? `the key from the environment variable ${env}` : `the key given with ${option}`;
+    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers) === 401) throw new TargetError(`the service refused ${from} (401 to tools/list at ${endpoint}); give a live key (${option} or ${env})`);
   }
   const service = base.profile.kind === 'service';
   const origin = baseUrl.replace(/\/$/, '');

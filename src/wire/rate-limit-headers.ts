@@ -178,8 +178,9 @@ const within = (a: number, b: number, tolerance: number) => Math.abs(a - b) <= t
 
 /**
  * Reads the fields of a 2xx and a 429 and sets them against the measured burst and sustained rate: the
- * quota of a token bucket is its capacity (q vs burst), and q/w is the rate a window allows (vs the
- * sustained rate). `tolerance` is a fraction (0.1 = 10 %).
+ * quota is what a window admits, a token bucket's capacity or its refill over the window, whichever is
+ * more (q vs max(burst, rate × w)), and q/w is the rate a window allows (vs the sustained rate).
+ * `tolerance` is a fraction (0.1 = 10 %).
  */
 export function headerFindings(
   on2xx: Record<string, string | undefined> | undefined,
@@ -201,7 +202,11 @@ export function headerFindings(
 
   const policy = findings.policy?.ok ? findings.policy.value.find((p) => p.unit === 'requests') : undefined;
   if (policy && measured.burst !== undefined) {
-    findings.agreement.push({ what: 'RateLimit-Policy q (quota) vs measured burst', header: policy.quota, measured: measured.burst, agrees: within(measured.burst, policy.quota, tolerance) });
+    // A bucket refilling faster than its burst per window admits its refill: "q=20;w=1" of a 50/s bucket is wrong.
+    const window = policy.windowS !== undefined && measured.ratePerSecond !== undefined ? measured.ratePerSecond * policy.windowS : 0;
+    const admits = Math.max(measured.burst, window);
+    const what = window > measured.burst ? 'RateLimit-Policy q (quota) vs measured rate × w (it exceeds the burst)' : 'RateLimit-Policy q (quota) vs measured burst';
+    findings.agreement.push({ what, header: policy.quota, measured: admits, agrees: within(admits, policy.quota, tolerance) });
   }
   if (policy?.windowS && measured.ratePerSecond !== undefined) {
     const rate = policy.quota / policy.windowS;

@@ -92,6 +92,17 @@ describe.concurrent('checks before spending', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a refused key from MCP_API_KEY or MCP_OTHER_KEY is named by its variable, not as given with an option', async () => {
+    const key = `${server.config.keyPrefix}_live_${'B'.repeat(32)}`;
+    for (const env of ['MCP_API_KEY', 'MCP_OTHER_KEY']) {
+      const out = await run(process.execPath, [program('src/cli/bin.ts'), 'conformance', '--base-url', server.baseUrl, '--report-dir', mkdtempSync(join(tmpdir(), 'first-'))], { env: { [env]: key } });
+      expect(out.code, env).toBe(2);
+      expect(out.stderr).toContain(`error: the service refused the key from the environment variable ${env} (401 to tools/list at ${server.mcpUrl})`);
+      expect(out.stderr).not.toContain('given with');
+      expect(out.stderr + out.stdout).not.toContain(key.slice(-16));
+    }
+  });
+
   it('the MCP endpoint given as --base-url exits 2 with the origin to give instead', async () => {
     const out = await bin('conformance', '--base-url', server.mcpUrl, '--report-dir', mkdtempSync(join(tmpdir(), 'first-')));
     expect(out.code).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, decide, requirementStatus, untestableMusts } from '../../src/results.js';
+import { aggregate, decide, failsRun, requirementStatus, untestableMusts } from '../../src/results.js';
 import { CheckFailure, isVerdict, markServiceFault, NotTestable, type CheckRecord } from '../../src/verdict.js';
 import { PropertyFailure } from '../../src/property.js';
 import { CATALOG } from '../../src/catalog/index.js';
@@ -15,7 +15,8 @@ describe('requirement status', () => {
     expect(requirementStatus('MUST', [rec(['x'], 'not-testable'), rec(['x'], 'pass')])).toBe('not-testable');
     // A check of a revision the target does not speak does not concern it.
     expect(requirementStatus('MUST', [{ ...rec(['x'], 'not-testable'), notApplicable: true }, rec(['x'], 'pass')])).toBe('pass');
-    expect(requirementStatus('MUST', [{ ...rec(['x'], 'not-testable'), notApplicable: true }])).toBe('not-testable');
+    // Every check not applicable: the row's own status, apart from not testable (issue 36).
+    expect(requirementStatus('MUST', [{ ...rec(['x'], 'not-testable'), notApplicable: true }])).toBe('not-applicable');
   });
 });
 
@@ -36,8 +37,9 @@ describe('run verdict', () => {
       { ...rec([a!.id], 'not-testable'), reason: 'no sessions here', notApplicable: true },
       { ...rec([b!.id], 'not-testable'), reason: 'no key' },
     ];
-    const { totals } = aggregate(records, (r) => r.id === a!.id || r.id === b!.id, new Set());
+    const { totals, requirements } = aggregate(records, (r) => r.id === a!.id || r.id === b!.id, new Set());
     expect(totals).toMatchObject({ notTestable: 1, notApplicable: 1 });
+    expect(requirements.map((r) => r.status)).toEqual(CATALOG.filter((r) => r.id === a!.id || r.id === b!.id).map((r) => (r.id === a!.id ? 'not-applicable' : 'not-testable')));
   });
 
   it('fails on a failing MUST and names it', () => {
@@ -92,6 +94,7 @@ describe('run verdict', () => {
     const inapplicable = aggregate([{ ...rec([must.id], 'not-testable'), notApplicable: true }], (r) => r.id === must.id, new Set());
     expect(untestableMusts(inapplicable.requirements)).toEqual([]);
     expect(decide(inapplicable.requirements, true).exitCode).toBe(0);
+    expect(failsRun(inapplicable.requirements[0]!, true)).toBe(false);
     // Exercised in part (one check passed): not testable as a row, yet not among the unexercised.
     const partly = aggregate([rec([must.id], 'pass'), rec([must.id], 'not-testable')], (r) => r.id === must.id, new Set());
     expect(partly.requirements[0]!.status).toBe('not-testable');

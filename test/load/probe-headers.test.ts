@@ -68,8 +68,11 @@ describe('RateLimit header fields', () => {
       0.1,
     );
     expect(f.agreement.map((a) => [a.header, a.measured, a.agrees])).toEqual([[40, 41, true], [20, 20.5, true], [1, 1, true], [0, 0, true]]);
+    // A 50/s bucket of burst 10 admits 50 a second: "q=10;w=1" understates it on both counts (issue 36), "q=50;w=1" is right.
     const differs = headerFindings({ 'ratelimit-policy': '"probe";q=10;w=1' }, undefined, { burst: 10, ratePerSecond: 50 }, 0.1);
-    expect(differs.agreement.map((a) => a.agrees)).toEqual([true, false]);
+    expect(differs.agreement.map((a) => [a.header, a.measured, a.agrees])).toEqual([[10, 50, false], [10, 50, false]]);
+    const honest = headerFindings({ 'ratelimit-policy': '"probe";q=50;w=1' }, undefined, { burst: 10, ratePerSecond: 50 }, 0.1);
+    expect(honest.agreement.map((a) => a.agrees)).toEqual([true, true]);
     const legacy = headerFindings({ 'x-ratelimit-limit': '60' }, undefined, { burst: 20 }, 0.1);
     expect(legacy.agreement).toEqual([{ what: 'X-RateLimit-Limit vs measured burst', header: 60, measured: 20, agrees: false }]);
     expect(headerFindings(undefined, undefined, {}, 0.1)).toMatchObject({ legacy: [], agreement: [] });

@@ -74,9 +74,11 @@ describe('rate-limit probe against the reference server with known limits', () =
       expect(r.retryAfter.overstates).toBe(true);
       expect(r.isolation.sibling.touched).toBe(false);
       expect(r.isolation.other.touched).toBe(false);
-      // The reference sends the draft's fields; its quota is the burst.
-      expect(r.headers.policy).toMatchObject({ ok: true, value: [{ name: 'known', quota: limits.burst }] });
+      // The reference sends the draft's fields; its quota is what a window admits: the burst, or the refill over a 1 s window when that is more.
+      const w = Math.max(1, Math.ceil(limits.burst / limits.ratePerSecond));
+      expect(r.headers.policy).toMatchObject({ ok: true, value: [{ name: 'known', quota: Math.max(limits.burst, limits.ratePerSecond * w), windowS: w }] });
       expect(r.headers.agreement[0]).toMatchObject({ what: expect.stringContaining('q (quota)'), agrees: true });
+      expect(r.headers.agreement[1]).toMatchObject({ what: expect.stringContaining('q/w'), agrees: true });
       // Every step's numbers; the curve is in the HTML, one JUnit case per verdict.
       expect(r.steps.length).toBeGreaterThanOrEqual(3);
       for (const s of r.steps) expect(s.accepted2xx + s.throttled429 + s.other + s.notSent).toBeGreaterThan(0);

@@ -66,7 +66,8 @@ describe('429 on the MCP endpoint', () => {
     expect(limited).toBeDefined();
     const retryAfter = limited!.headers.get('retry-after');
     expect(retryAfter).toMatch(/^\d+$/);
-    expect(limited!.headers.get('ratelimit-policy')).toBe('"tiny";q=4;w=1');
+    // Burst 4 refilled at 5/s admits 5 a second: the quota per window is what is enforced (issue 36).
+    expect(limited!.headers.get('ratelimit-policy')).toBe('"tiny";q=5;w=1');
     expect(limited!.headers.get('ratelimit')).toMatch(/^"tiny";r=0;t=\d+$/);
     expect(limited!.headers.get('cache-control')).toBe('no-store');
     expect(limited!.json).toMatchObject({ jsonrpc: '2.0', id: statuses.length - 1, error: { code: expect.any(Number), message: expect.stringMatching(/rate limit/i) } });
