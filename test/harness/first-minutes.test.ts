@@ -29,7 +29,7 @@ describe.concurrent('one executable: mcp-canvas-harness <command>', { timeout: 6
     expect((await bin('constructor')).code).toBe(2);
     const wrong = await bin('conformnce');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('error: unknown command "conformnce"; the commands: conformance, load, k6, probe, reference, stdio-proxy');
+    expect(wrong.stderr).toContain('error: unknown command "conformnce"; the commands: conformance, load, k6, probe, capacity, reference, stdio-proxy');
     const none = await bin();
     expect(none.code).toBe(0);
     expect(none.stdout).toMatch(/^Usage: mcp-canvas-harness <command> \[options\]/);

@@ -83,9 +83,10 @@ describe('the action\'s run step', () => {
   it('no verdict (a key the service refuses): exit 2, and the folder, outputs and summary say so (issue 36: never an earlier run\'s verdict)', async () => {
     const step = await runStep({ INPUT_BASE_URL: server.baseUrl, MCP_API_KEY: `${server.config.keyPrefix}_live_${'B'.repeat(32)}` });
     expect(step.code).toBe(2);
-    expect(step.stderr).toContain('the service refused the key given with --api-key');
+    // The Action passes the key as MCP_API_KEY: the message names where it came from.
+    expect(step.stderr).toContain('the service refused the key from the environment variable MCP_API_KEY');
     expect(step.outputs['exit-code']).toBe('2');
-    expect(step.outputs.verdict).toMatch(/^no verdict: the service refused the key given with --api-key/);
+    expect(step.outputs.verdict).toMatch(/^no verdict: the service refused the key from the environment variable MCP_API_KEY/);
     expect(step.outputs['reports-written']).toBe('true');
     expect(step.summary).toMatch(/^## MCP conformance: ERROR$/m);
     expect(step.summary).toContain('no verdict: the service refused the key');

@@ -60,7 +60,7 @@ describe('the packed project, installed without dev dependencies', () => {
     const version = npx(['--version']);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(`mcp-canvas-harness ${(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { version: string }).version}`);
-    for (const command of ['conformance', 'load', 'k6', 'probe', 'reference', 'stdio-proxy', 'setup-interop']) {
+    for (const command of ['conformance', 'load', 'k6', 'probe', 'capacity', 'reference', 'stdio-proxy', 'setup-interop']) {
       const help = npx([command, '--help']);
       expect(help.status, `${command}: ${help.stderr}`).toBe(0);
       expect(help.stdout).toContain(`Usage: mcp-canvas-harness ${command}`);
