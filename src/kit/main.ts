@@ -4,6 +4,7 @@
  * rejected anywhere, exits 2 with one line `error: <message>`, never a stack trace unless HARNESS_DEBUG=1
  * asks for one. Every line passes the command's scrubber first: an error message may quote a key.
  */
+import { readFileSync } from 'node:fs';
 import { scrubText } from './scrub.js';
 import { UsageError } from './options.js';
 import { killAllChildren, lastResort, signalOwned } from './child-reaper.js';
@@ -89,19 +90,49 @@ const onSignal = lastResort((signal: NodeJS.Signals): void => {
 });
 
 /**
- * npx (npm exec) starts the executable through `sh -c`, and the shell keeps a signal sent to npx to itself:
- * it ends, and this process runs on, orphaned, with every child it started. Orphaned so, the command ends
- * as it does on SIGTERM (its handlers, then main()'s last word). Only under npx: a server a shell started in
- * the background is meant to outlive that shell.
+ * How often the shell npx started this process through has woken (Linux: its /proc status), or undefined
+ * where that cannot be read. Waiting for this process, the shell wakes only for a signal it catches: dash
+ * and bash catch SIGINT (to exit with it once their child has), and SIGCHLD comes from this process alone.
+ */
+function shellWakeups(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const count = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+    const total = count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+    return Number.isNaN(total) ? undefined : total;
+  } catch {
+    return undefined;
+  }
+}
+
+const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'ash', 'ksh']);
+
+/**
+ * npx (npm exec) starts the executable through `sh -c` and forwards SIGINT and SIGTERM to that shell only
+ * (@npmcli/run-script's signal-manager). SIGTERM ends the shell and orphans this process; SIGINT the shell
+ * keeps to itself until its child exits, so the run would go on to a verdict. Under npx, then: orphaned,
+ * the command ends as on SIGTERM; the shell woken while it waits for this process, as on SIGINT (each
+ * through its handlers, then main()'s last word). Only under npx: a server a shell started in the
+ * background is meant to outlive that shell. Without /proc only the orphaning is seen.
  */
 function watchNpxParent(): void {
   if (process.env.npm_command !== 'exec') return;
   const parent = process.ppid;
+  let comm = '';
+  try {
+    comm = readFileSync(`/proc/${parent}/comm`, 'utf8').trim();
+  } catch {
+    // No /proc: the orphaning alone.
+  }
+  const woken = SHELLS.has(comm) ? shellWakeups(parent) : undefined;
   const watch = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(watch); // once: a second SIGTERM means "at once" to the commands that stop gracefully
-    process.emit('SIGTERM', 'SIGTERM');
-  }, 500).unref();
+    let signal: NodeJS.Signals | undefined;
+    if (process.ppid !== parent) signal = 'SIGTERM';
+    else if (woken !== undefined && shellWakeups(parent) !== woken) signal = 'SIGINT';
+    if (!signal) return;
+    clearInterval(watch); // once: a second signal means "at once" to the commands that stop gracefully
+    process.emit(signal, signal);
+  }, 250).unref();
 }
 
 /**

@@ -88,7 +88,19 @@ describe('the packed project, installed without dev dependencies', () => {
       expect(pasted.status, pasted.stderr).toBe(1);
       expect(pasted.stdout).toMatch(/^does not conform: 1 requirement\(s\) fail: auth-missing-key-401$/m);
     }
-  }, 240_000);
+
+    // `kill -INT` to npx alone: npm hands it to the `sh -c` between them, which keeps it (src/kit/main.ts).
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const reports = join(project, `reports-${signal}`);
+      const npx = spawnSync('bash', ['-c', `npx --offline mcp-canvas-harness conformance --seed 1 --report-dir ${reports} > ${reports}.out & npx=$!; sleep 5; kill -${signal.slice(3)} $npx; wait $npx; echo $?; sleep 1`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      expect(npx.stdout.trim(), `${signal}: ${npx.stderr}`).toBe(String(code));
+      const left = spawnSync('pgrep', ['-f', `report-dir ${reports}`], { encoding: 'utf8' });
+      expect(left.stdout, 'processes left running').toBe('');
+      expect(readFileSync(`${reports}.out`, 'utf8')).not.toMatch(/conforms/);
+      const results = join(reports, 'results.json');
+      if (existsSync(results)) expect((JSON.parse(readFileSync(results, 'utf8')) as { exitCode?: number }).exitCode).not.toBe(0);
+    }
+  }, 300_000);
 
   // As CI would use the package on a machine of its own: the reference started from the install, every command against it.
   it('from the same install: the reference server, then conformance, load, probe and k6 against it', async () => {
