@@ -19,7 +19,10 @@ if [ -x "$K6" ] && "$K6" version 2>/dev/null | grep -q "${K6_VERSION}"; then
 fi
 command -v go >/dev/null || { echo "install-k6: Go is needed (apt-get install golang-go, or https://go.dev/dl/)" >&2; exit 1; }
 mkdir -p "$BIN"
-echo "install-k6: building ${K6_MODULE}@${K6_VERSION} (a few minutes the first time)" >&2
+# Say what happens and for how long: a first build fetches and compiles k6 (2-5 minutes on 2 cores); a later
+# one reuses Go's module and build caches.
+echo "install-k6: no k6 v1 on PATH; building ${K6_MODULE}@${K6_VERSION} with $(go version | cut -d' ' -f3) into ${BIN} (2-5 minutes the first time, less with Go's caches warm)" >&2
+STARTED=$SECONDS
 GOBIN="$BIN" CGO_ENABLED=0 go install "${K6_MODULE}@${K6_VERSION}" >&2
-"$K6" version >&2
+echo "install-k6: built $("$K6" version | head -1) in $((SECONDS - STARTED)) s" >&2
 echo "$K6"

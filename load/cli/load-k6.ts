@@ -4,7 +4,9 @@
  * k6's environment (never its command line: a key on a command line shows in `ps`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { K6LoadReport } from '../k6/summary.js';
 import { join } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
@@ -16,15 +18,37 @@ import { makeDir } from '../../src/kit/make-dir.js';
 
 const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
+/** k6's own output (banner, progress, text summary), apart from the verdict. */
+const K6_OUTPUT = 'k6-output.log';
 
-/** The pinned k6, built by the project script when missing or another version (a no-op otherwise). */
-function ensureK6(): string {
-  const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+export interface K6Binary {
+  path: string;
+  /** `k6 version`'s first line, e.g. "k6 v1.8.1 (go1.24, linux/amd64)". */
+  version: string;
+  /** How it came to run: found on PATH, the pinned one already built, or built now (and how long that took). */
+  origin: 'on PATH' | 'pinned, built earlier' | { builtInS: number };
+}
+
+/** The pinned k6, built by the project script when missing or another version (a no-op otherwise); says which one runs. */
+export function ensureK6(): K6Binary {
+  const started = Date.now();
+  // The script's stderr (its "building ..." line, Go's output) goes to the user as it happens: a build takes minutes.
+  const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  process.stderr.write(result.stderr ?? '');
   const path = result.stdout.trim().split('\n').pop() ?? '';
   if (result.status !== 0 || !existsSync(path)) {
     throw new Error('k6 is not installed and scripts/install-k6.sh could not build it');
   }
-  return path;
+  const version = spawnSync(path, ['version'], { encoding: 'utf8' }).stdout.split('\n')[0]?.trim() || 'k6 (version unknown)';
+  const built = /install-k6: building/.test(result.stderr ?? '');
+  const origin: K6Binary['origin'] = built ? { builtInS: Math.round((Date.now() - started) / 1000) } : path.startsWith(join(ROOT, '.tools')) ? 'pinned, built earlier' : 'on PATH';
+  return { path, version, origin };
+}
+
+/** One line: which k6 runs, from where. */
+export function k6Line(k6: K6Binary): string {
+  const origin = typeof k6.origin === 'string' ? k6.origin : `built from source in ${k6.origin.builtInS} s`;
+  return `load:k6: ${k6.version} at ${k6.path} (${origin})`;
 }
 
 /**
@@ -50,12 +74,24 @@ function k6Environment(o: LoadK6Options, target: LoadTarget): NodeJS.ProcessEnv 
 /** The signal that interrupted the run, if one did: the command then exits as it asks (130, 143). */
 let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
 
-/** Runs k6 with its output streamed; resolves with its exit code (null when killed by a signal). */
+/**
+ * Runs k6; resolves with its exit code (null when killed by a signal). k6's own output (banner, progress, its
+ * text summary) is kept apart from the verdict: each line goes to stderr prefixed "k6 | ", and all of it to
+ * k6-output.log in the report folder. The command's stdout is the verdict alone.
+ */
 function runK6(k6: string, o: LoadK6Options, target: LoadTarget): Promise<number | null> {
   // --address '': no REST API listener (several runs on one machine would fight over port 6565). A process
   // group of its own: a signal reaches k6 once, from here, whether a terminal's Ctrl-C or npm sent it to
   // this process alone (k6 takes a second SIGINT as "abort without a summary").
-  const child = spawn(k6, ['run', '--address', '', o.script], { cwd: ROOT, env: k6Environment(o, target), stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const child = spawn(k6, ['run', '--address', '', o.script], { cwd: ROOT, env: k6Environment(o, target), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const log = createWriteStream(join(o.reportDir, K6_OUTPUT));
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      const clean = scrubText(line, secrets);
+      log.write(`${clean}\n`);
+      process.stderr.write(`k6 | ${clean}\n`);
+    });
+  }
   const forward = (signal: 'SIGINT' | 'SIGTERM') => () => {
     if (interruptedBy) return;
     interruptedBy = signal;
@@ -68,12 +104,30 @@ function runK6(k6: string, o: LoadK6Options, target: LoadTarget): Promise<number
   process.on('SIGTERM', onSigterm);
   return new Promise((resolveExit, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close': the exit, and the last of its output read.
+    child.once('close', (code) => {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigterm);
-      resolveExit(code);
+      log.end(() => resolveExit(code));
     });
   });
+}
+
+/** The verdict first, as load and probe print it, then a line per scenario from load-k6.json. */
+function verdictLines(report: K6LoadReport, code: number | null): string[] {
+  const failed = report.thresholds.filter((t) => !t.ok);
+  const first = code === 99 || failed.length > 0
+    ? `FAIL: ${failed.length} of ${report.thresholds.length} k6 thresholds crossed: ${failed.slice(0, 5).map((t) => `${t.expression}${t.actual !== undefined ? ` (actual ${t.actual})` : ''}`).join('; ')}`
+    : `PASS: all ${report.thresholds.length} k6 thresholds hold`;
+  const lines = [first];
+  for (const sc of report.scenarios) {
+    const l = sc.latencyMs;
+    lines.push(`  ${sc.name}: offered ${sc.offeredRate}/s, achieved ${sc.requestsPerSecond}/s (${sc.requests} requests${sc.droppedIterations ? `, ${sc.droppedIterations} iterations dropped: k6 could not offer the rate` : ''}); `
+      + `p50 ${l.p50} p90 ${l.p90} p99 ${l.p99} max ${l.max} ms; errors ${sc.errors}${sc.errors ? ` (${Object.entries(sc.errorsByKind).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+  }
+  const empty = report.thresholds.filter((t) => t.noData);
+  if (empty.length > 0) lines.push(`  ${empty.length} threshold(s) had no samples to judge: ${empty.map((t) => t.expression).join('; ')}`);
+  return lines;
 }
 
 /** Runs k6 on the target; returns the verdict's exit code (k6 not running to its end is an error, not a verdict). */
@@ -85,20 +139,25 @@ async function run(o: LoadK6Options): Promise<number> {
   try {
     makeDir(o.reportDir);
     // A stale file from an earlier run must not pass for this run's result.
-    for (const file of OUTPUT_FILES) rmSync(join(o.reportDir, file), { force: true });
+    for (const file of [...OUTPUT_FILES, K6_OUTPUT]) rmSync(join(o.reportDir, file), { force: true });
     console.error(`load:k6: ${o.inputs.scenarios.map((s) => s.name).join(', ')} at ${o.inputs.ratePerScenario}/s each for ${o.inputs.durationS} s (${o.script.slice(ROOT.length)})`);
-    code = await runK6(k6, o, target);
+    console.error(k6Line(k6));
+    code = await runK6(k6.path, o, target);
   } finally {
     await target.close();
   }
 
   const written = OUTPUT_FILES.map((file) => join(o.reportDir, file)).filter((path) => existsSync(path));
-  if (written.length > 0) console.log(`reports:\n${written.map((path) => `  ${path}`).join('\n')}`);
+  const reportFile = join(o.reportDir, 'load-k6.json');
+  if (!interruptedBy && (code === 0 || code === 99) && existsSync(reportFile)) {
+    console.log(scrubText(verdictLines(JSON.parse(readFileSync(reportFile, 'utf8')) as K6LoadReport, code).join('\n'), secrets));
+  }
+  const logs = [...written, join(o.reportDir, K6_OUTPUT)].filter((path) => existsSync(path));
+  if (logs.length > 0) console.log(`reports:\n${logs.map((path) => `  ${path}`).join('\n')}`);
   if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
   // "A failed threshold exits 99"; any other failure means k6 could not run the test: no verdict.
   if (code === 0 && written.length === OUTPUT_FILES.length) return 0;
   if (code === 99 && written.length === OUTPUT_FILES.length) {
-    console.error('load:k6: a threshold was crossed (see k6-junit.xml)');
     return 1;
   }
   throw new Error(`k6 ${code === null ? 'was killed' : `exited ${code}`}${written.length < OUTPUT_FILES.length ? ' without writing its summary files' : ''}`);
