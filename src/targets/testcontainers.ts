@@ -1,4 +1,5 @@
 import { engineAddress } from './container-engine.js';
+import { TargetError } from './target.js';
 
 /**
  * testcontainers, loaded with the settings every use of it here needs. It reads them once, when its first
@@ -12,5 +13,14 @@ export async function loadTestcontainers(): Promise<typeof import('testcontainer
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true'; // ryuk's image cannot be pulled without a registry
   // Published ports bind 127.0.0.1 only (loopbackContainer): that is the host to reach them on.
   process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
-  return import('testcontainers');
+  try {
+    return await import('testcontainers');
+  } catch (err) {
+    // An optional peer dependency (package.json): only --target container needs it, and through dockerode it
+    // brings install scripts (ssh2, cpu-features, protobufjs) every other user would be asked to allow.
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new TargetError('--target container needs the testcontainers package, which the harness does not install for everyone: npm install --save-dev testcontainers@^11 (its install scripts are not needed: deny them)');
+    }
+    throw err;
+  }
 }

@@ -35,10 +35,20 @@ describe('the packed project, installed without dev dependencies', () => {
       expect(existsSync(join(app, path)), path).toBe(true);
     }
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
+    // Issue 36: what only --target container needs (testcontainers, and through dockerode the install scripts of
+    // ssh2, cpu-features and protobufjs) is an optional peer: not in every install.
+    for (const optional of ['testcontainers', 'ssh2', 'cpu-features', 'protobufjs']) expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
     // Sources stay out: what runs is dist/.
     expect(existsSync(join(app, 'src/run.ts'))).toBe(false);
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(Object.values(pkg.scripts).filter((s) => /\btsx\b/.test(s))).toEqual([]);
+  });
+
+  it('--target container without testcontainers installed: exit 2, one line saying how to add it', () => {
+    const run = node(['dist/src/cli/conformance.js', '--target', 'container', '--report-dir', join(dir, 'no-testcontainers')]);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^error: --target container needs the testcontainers package[^\n]*npm install --save-dev testcontainers@\^11/m);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 
   it.each([
