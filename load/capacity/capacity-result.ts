@@ -137,9 +137,9 @@ export interface CapacityReport {
   driver: 'undici' | 'k6';
   arrivals: 'constant' | 'poisson';
   /** The generator's ceiling measured against a no-op endpoint on this machine, req/s (null when not calibrated), and the options that shaped the search. */
-  calibration: { generatorCeiling: number | null; note: string };
+  calibration: { generatorCeiling: number | null; note: string; requests?: number };
   options: { maxRate: number; startRate: number; tolerancePct: number; warmupS: number; windowS: number; maxWindowS: number; timeoutS: number; maxTimeS: number; expectRate?: number; connections: number };
-  /** What the run spent on the deployment. */
+  /** What the run spent on the deployment (calibration's requests went to a no-op endpoint of the harness's own: `calibration.requests`). */
   spent: { requests: number; durationS: number };
   scenarios: ScenarioCapacity[];
   /** 0 a sound answer for every scenario; 1 `--expect-rate` not met; 2 no sound answer (why in `noAnswer`). */

@@ -114,7 +114,6 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
       await runner.close();
     }
   }
-  spentRequests += calibration?.requests ?? 0;
 
   let exitCode: 0 | 1 | 2 = 0;
   let noAnswer: string | undefined;
@@ -143,7 +142,7 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
     durationS: r1((performance.now() - t0) / 1000),
     driver: o.driverName ?? 'undici',
     arrivals: o.arrivals,
-    calibration: { generatorCeiling: calibration?.ceiling ?? null, note: calibration?.note ?? 'not calibrated (--no-calibrate): a generator limit is found only by its steps\' send lag and event loop' },
+    calibration: { generatorCeiling: calibration?.ceiling ?? null, note: calibration?.note ?? 'not calibrated (--no-calibrate): a generator limit is found only by its steps\' send lag and event loop', ...(calibration && { requests: calibration.requests }) },
     options: {
       maxRate: o.maxRate, startRate: o.startRate, tolerancePct: o.tolerance * 100, warmupS: o.warmupS, windowS: o.windowS, maxWindowS: o.maxWindowS, timeoutS: o.timeoutS,
       maxTimeS: o.maxTimeS, connections: o.connections, ...(o.expectRate !== undefined && { expectRate: o.expectRate }),

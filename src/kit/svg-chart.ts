@@ -23,6 +23,12 @@ export interface LineChartOptions {
    * 99.99 equally spaced, the maximum last), so the tail where latency goes wrong takes the width it deserves.
    */
   xScale?: 'linear' | 'percentile';
+  /** `log`: powers of ten on the y axis (latency that spans 1 ms to seconds); values at or below 0 are left out. */
+  yScale?: 'linear' | 'log';
+  /** Reference lines: vertical at an x (a rate found), horizontal at a y (an SLO threshold), dashed, labelled. */
+  rules?: Array<{ axis: 'x' | 'y'; at: number; label: string }>;
+  /** Points drawn hollow (a step that said nothing about the service), by series name and x. */
+  hollow?: (series: string, x: number) => boolean;
 }
 
 /** The nines of the percentile axis shown at most (the 99.99th). */
@@ -88,10 +94,28 @@ export function lineChart(o: LineChartOptions): string {
   const height = o.height ?? 280;
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
-  const all = o.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  const ys = niceScale(Math.max(0, ...all.map(([, y]) => y)));
-  const py = (y: number) => MARGIN.top + plotH - (y / ys.max) * plotH;
-  let body = yAxis(ys.max, ys.step, plotW, plotH);
+  const log = o.yScale === 'log';
+  const usable = ([x, y]: [number, number]) => Number.isFinite(x) && Number.isFinite(y) && (!log || y > 0);
+  const all = o.series.flatMap((s) => s.points).filter(usable);
+  const ruleYs = (o.rules ?? []).filter((r) => r.axis === 'y' && (!log || r.at > 0)).map((r) => r.at);
+  let py: (y: number) => number;
+  let body: string;
+  if (log) {
+    const values = [...all.map(([, y]) => y), ...ruleYs];
+    const lo = Math.floor(Math.log10(Math.min(...values, 1)));
+    const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...values, 1))));
+    py = (y: number) => MARGIN.top + plotH - ((Math.log10(y) - lo) / (hi - lo)) * plotH;
+    body = '';
+    for (let e = lo; e <= hi; e++) {
+      const y = py(10 ** e);
+      body += `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" stroke="#ddd"/>`
+        + `<text x="${MARGIN.left - 4}" y="${(y + 4).toFixed(1)}" text-anchor="end">${tickText(10 ** e)}</text>`;
+    }
+  } else {
+    const ys = niceScale(Math.max(0, ...all.map(([, y]) => y), ...ruleYs));
+    py = (y: number) => MARGIN.top + plotH - (y / ys.max) * plotH;
+    body = yAxis(ys.max, ys.step, plotW, plotH);
+  }
   let px: (x: number) => number;
   if (o.xScale === 'percentile') {
     // At least to the 99th: a run of few responses still shows where its tail would be. The maximum goes
@@ -104,19 +128,32 @@ export function lineChart(o: LineChartOptions): string {
       body += `<text x="${px(p).toFixed(1)}" y="${MARGIN.top + plotH + 14}" text-anchor="middle">${label}</text>`;
     }
   } else {
-    const xs = niceScale(Math.max(0, ...all.map(([x]) => x)));
+    const xs = niceScale(Math.max(0, ...all.map(([x]) => x), ...(o.rules ?? []).filter((r) => r.axis === 'x').map((r) => r.at)));
     px = (x: number) => MARGIN.left + (x / xs.max) * plotW;
     for (let v = 0; v <= xs.max + xs.step / 2; v += xs.step) {
       body += `<text x="${px(v).toFixed(1)}" y="${MARGIN.top + plotH + 14}" text-anchor="middle">${tickText(v)}</text>`;
     }
   }
   body += `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${MARGIN.top + plotH}" y2="${MARGIN.top + plotH}" stroke="#333"/>`;
+  for (const r of o.rules ?? []) {
+    if (r.axis === 'y' && log && r.at <= 0) continue;
+    const line = r.axis === 'x'
+      ? { x1: px(r.at), x2: px(r.at), y1: MARGIN.top, y2: MARGIN.top + plotH, tx: px(r.at) + 3, ty: MARGIN.top + 12, anchor: 'start' }
+      : { x1: MARGIN.left, x2: MARGIN.left + plotW, y1: py(r.at), y2: py(r.at), tx: MARGIN.left + plotW - 2, ty: py(r.at) - 3, anchor: 'end' };
+    body += `<line x1="${line.x1.toFixed(1)}" x2="${line.x2.toFixed(1)}" y1="${line.y1.toFixed(1)}" y2="${line.y2.toFixed(1)}" stroke="#555" stroke-dasharray="4 3"><title>${esc(r.label)}</title></line>`
+      + `<text x="${line.tx.toFixed(1)}" y="${line.ty.toFixed(1)}" text-anchor="${line.anchor}" fill="#555">${esc(r.label)}</text>`;
+  }
   o.series.forEach((s, i) => {
     const colour = COLOURS[i % COLOURS.length]!;
-    const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+    const pts = s.points.filter(usable);
     if (pts.length === 0) return;
     body += `<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${pts.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"><title>${esc(s.name)}</title></polyline>`;
-    if (o.markers) for (const [x, y] of pts) body += `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="2.5" fill="${colour}"><title>${esc(`${s.name}: ${tickText(x)}, ${tickText(y)}`)}</title></circle>`;
+    if (o.markers) {
+      for (const [x, y] of pts) {
+        const fill = o.hollow?.(s.name, x) ? `fill="#fff" stroke="${colour}"` : `fill="${colour}"`;
+        body += `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="2.5" ${fill}><title>${esc(`${s.name}: ${tickText(x)}, ${tickText(y)}`)}</title></circle>`;
+      }
+    }
   });
   const legend = o.series.map((s, i) => {
     const x = MARGIN.left + 8 + i * 130;

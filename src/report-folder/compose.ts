@@ -14,6 +14,8 @@ import { renderLoadSection } from '../../load/report/load-html.js';
 import { loadWord } from '../../load/report/load-results.js';
 import { renderProbeSection, verdictWord } from '../../load/probe/probe-report.js';
 import { readFolderRuns } from './runs.js';
+import { renderCapacitySection } from '../../load/capacity/report/capacity-html.js';
+import { capacityWord } from '../../load/capacity/report/capacity-word.js';
 
 export const REPORT_HTML = 'report.html';
 
@@ -41,6 +43,7 @@ export function composeReportHtml(dir: string, secrets: Secrets): string | undef
   };
   if (runs.load) add('load.json', runs.load, { id: 'load', title: 'Load', word: loadWord(runs.load), html: renderLoadSection(runs.load) });
   if (runs.probe) add('probe.json', runs.probe, { id: 'probe', title: 'Rate-limit probe', word: verdictWord(runs.probe), html: renderProbeSection(runs.probe) });
+  if (runs.capacity) add('capacity.json', runs.capacity, { id: 'capacity', title: 'Capacity', word: capacityWord(runs.capacity), html: renderCapacitySection(runs.capacity) });
   return scrubText(renderHtml(runs.conformance, sections, notes), secrets);
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a report folder holds: the runs written into it, each by its own door (conformance results.json,
- * load load.json, probe probe.json), read back and scrubbed again with the secrets of the run now writing.
+ * load load.json, probe probe.json, capacity capacity.json), read back and scrubbed again with the secrets of the run now writing.
  * A load.json or probe.json that is not one this version writes is left out (nothing to show); a
  * results.json that cannot be read is an error, since report.html is that run's page.
  */
@@ -12,6 +12,8 @@ import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
 import type { LoadReport } from '../../load/report/load-results.js';
 import { isProbeResult, PROBE_JSON } from '../../load/probe/probe-report.js';
 import type { ProbeResult } from '../../load/probe/probe-result.js';
+import { CAPACITY_JSON, capacityReportProblems } from '../../load/capacity/report/capacity-json.js';
+import type { CapacityReport } from '../../load/capacity/capacity-result.js';
 
 export const RESULTS_JSON = 'results.json';
 
@@ -19,6 +21,7 @@ export interface FolderRuns {
   conformance?: Results;
   load?: LoadReport;
   probe?: ProbeResult;
+  capacity?: CapacityReport;
 }
 
 function parsed(dir: string, file: string): unknown {
@@ -46,9 +49,11 @@ export function readFolderRuns(dir: string, secrets: Secrets): FolderRuns {
   }
   const load = parsedIfReadable(dir, LOAD_JSON);
   const probe = parsedIfReadable(dir, PROBE_JSON);
+  const capacity = parsedIfReadable(dir, CAPACITY_JSON);
   return {
     ...(conformance !== undefined && { conformance: scrubDeep(conformance as Results, secrets) }),
     ...(load !== undefined && loadReportProblems(load).length === 0 && { load: scrubDeep(load as LoadReport, secrets) }),
     ...(isProbeResult(probe) && { probe: scrubDeep(probe, secrets) }),
+    ...(capacity !== undefined && capacityReportProblems(capacity).length === 0 && { capacity: scrubDeep(capacity as CapacityReport, secrets) }),
   };
 }
