@@ -134,7 +134,8 @@ function random(seed: number): () => number {
   };
 }
 
-const BIN_MS = 250;
+/** Width of the time bins a step keeps latency in, by planned send time (recovery, and whether a queue grows within a window). */
+export const BIN_MS = 250;
 const SWEEP_MS = 20;
 /** How often a running window is judged for an early end, and the fewest samples that may end it. */
 const EARLY_MS = 250;

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: Array<{ name: string; prefixes: string[] }> = [
   { name: 'kit', prefixes: ['src/kit/'] },
   { name: 'service', prefixes: ['fixtures/reference-server/', 'fixtures/smtp-sink/'] },
-  { name: 'service variants', prefixes: ['fixtures/mutants/', 'fixtures/variants/', 'fixtures/third-party/'] },
+  { name: 'service variants', prefixes: ['fixtures/mutants/', 'fixtures/variants/', 'fixtures/third-party/', 'fixtures/capacity/'] },
   { name: 'harness', prefixes: ['src/'] },
   { name: 'load', prefixes: ['load/'] },
   { name: 'report folder', prefixes: ['src/report-folder/'] },
