@@ -263,13 +263,13 @@ export class OpenModelDriver {
           // the window (at most 2 s) behind it.
           if (now < measuredFrom || now >= windowEnd || now - (windowEnd - plan.windowMs) < Math.min(plan.windowMs / 2, EARLY_AFTER_MS)) continue;
           const { m } = measure(now);
-          if (m.settled + m.pending >= EARLY_MIN && decide(m, false) === 'done') return m;
+          if (m.settled + m.pending >= EARLY_MIN && decide(m, false) === 'done') return await this.withServerFigures(m, windows.slice(0, lastWindow + 1));
         }
         for (;;) {
           const { m, pending } = measure(performance.now());
           let decision = decide(m, pending === 0);
           if (decision === 'extend' && lastWindow + 1 >= plan.maxWindows) decision = pending === 0 ? 'done' : 'wait';
-          if (decision === 'done') return m;
+          if (decision === 'done') return await this.withServerFigures(m, windows.slice(0, lastWindow + 1));
           if (decision === 'extend') break;
           await sleep(SWEEP_MS * 2);
         }
@@ -309,7 +309,7 @@ export class OpenModelDriver {
         w.opened = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), wall: now };
         this.eld.reset();
         const opened = w.opened;
-        void this.options.serverStats?.().then((s) => { opened.server = s; }, () => undefined);
+        this.track(this.options.serverStats?.().then((s) => { opened.server = s; }, () => undefined));
       }
       if (w.opened && !w.closed && now >= w.end) {
         w.inFlightEnd = this.inFlight.size;
@@ -322,14 +322,29 @@ export class OpenModelDriver {
         };
         w.closed = closed;
         const before = w.opened.server;
-        void this.options.serverStats?.().then((s) => {
+        this.track(this.options.serverStats?.().then((s) => {
           closed.server = {
             ...(before?.cpuMicros !== undefined && s.cpuMicros !== undefined && { cpuCores: (s.cpuMicros - before.cpuMicros) / 1000 / wallMs }),
             ...(s.rssBytes !== undefined && { rssMiB: s.rssBytes / 2 ** 20 }),
           };
-        }, () => undefined);
+        }, () => undefined));
       }
     }
+  }
+
+  /** The server's figures still being read (over IPC, from /proc): awaited before a step returns. */
+  private readonly reading = new Set<Promise<void>>();
+
+  private track(p: Promise<void> | undefined): void {
+    if (!p) return;
+    this.reading.add(p);
+    void p.finally(() => this.reading.delete(p));
+  }
+
+  /** Waits (at most a second) for the server's figures of the windows, and puts them on `m`. */
+  private async withServerFigures(m: StepMeasurement, windows: Window[]): Promise<StepMeasurement> {
+    if (this.reading.size > 0) await Promise.race([Promise.all(this.reading), sleep(1000)]);
+    return Object.assign(m, serverFigures(windows));
   }
 
   private send(plannedAt: number, window: Window | undefined, bin: number): void {
@@ -447,8 +462,6 @@ export class OpenModelDriver {
       generator: { cpuCores: 0, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, poolQueuedMax: 0 },
       bins,
     };
-    let serverCpu = 0;
-    let serverCpuKnown = 0;
     for (const w of windows) {
       m.planned += w.planned;
       m.sent += w.sent;
@@ -470,14 +483,9 @@ export class OpenModelDriver {
         m.generator.cpuCores = Math.max(m.generator.cpuCores, w.closed.cpuCores);
         m.generator.eventLoopUtilization = Math.max(m.generator.eventLoopUtilization, w.closed.elu);
         m.generator.eventLoopDelayP99Ms = Math.max(m.generator.eventLoopDelayP99Ms, w.closed.eldP99Ms);
-        if (w.closed.server?.cpuCores !== undefined) {
-          serverCpu += w.closed.server.cpuCores;
-          serverCpuKnown++;
-        }
-        if (w.closed.server?.rssMiB !== undefined) m.serverRssMiB = w.closed.server.rssMiB;
       }
     }
-    if (serverCpuKnown > 0) m.serverCpuCores = serverCpu / serverCpuKnown;
+    Object.assign(m, serverFigures(windows));
     for (const r of pending) {
       const age = now - r.plannedAt;
       m.latency.record(age);
@@ -489,6 +497,16 @@ export class OpenModelDriver {
     }
     return m;
   }
+}
+
+/** The server's CPU (mean over the windows that have it) and its memory at the last window's end, where read. */
+function serverFigures(windows: Window[]): { serverCpuCores?: number; serverRssMiB?: number } {
+  const cpu = windows.flatMap((w) => (w.closed?.server?.cpuCores !== undefined ? [w.closed.server.cpuCores] : []));
+  const rss = windows.flatMap((w) => (w.closed?.server?.rssMiB !== undefined ? [w.closed.server.rssMiB] : []));
+  return {
+    ...(cpu.length > 0 && { serverCpuCores: cpu.reduce((a, b) => a + b, 0) / cpu.length }),
+    ...(rss.length > 0 && { serverRssMiB: rss.at(-1)! }),
+  };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -16,7 +16,9 @@ import { scrubText, Secrets } from '../../src/kit/scrub.js';
 import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { prepareLoadTarget, UNTHROTTLED, type LoadTarget } from '../target.js';
 import { runCapacity } from '../capacity/run-capacity.js';
+import { preflight } from '../preflight.js';
 import { capacityWord, writeCapacityReports } from '../capacity/report/capacity-report.js';
+import { rateText } from '../capacity/report/capacity-word.js';
 import { CAPACITY_USAGE, readCapacityOptions, type CapacityOptions } from './capacity-options.js';
 
 let secrets = (): Secrets => new Secrets();
@@ -40,6 +42,8 @@ async function run(o: CapacityOptions): Promise<number> {
       ...(o.mutant && { mutant: o.mutant }),
       log,
     });
+    // A target that cannot be reached or refuses the key is no verdict (exit 2), not a search of connection errors.
+    await preflight(target);
     if (o.arrivals === 'poisson' && !o.seedGiven) log(`capacity: Poisson arrivals with --seed ${o.seed}`);
     const report = await runCapacity({
       target, scenarios: o.scenarios, slos: o.slos, maxRate: o.maxRate, startRate: o.startRate, tolerance: o.tolerance, arrivals: o.arrivals, seed: o.seed,
@@ -57,7 +61,7 @@ async function run(o: CapacityOptions): Promise<number> {
     }
     const word = capacityWord(clean);
     const out = [
-      `${word}: ${clean.exitCode === 2 ? `no sound answer: ${clean.noAnswer}` : `${clean.scenarios.length} scenario${clean.scenarios.length === 1 ? '' : 's'}`}`,
+      `${word}: ${clean.exitCode === 2 ? `no sound answer: ${clean.noAnswer}` : clean.scenarios.map((s) => `${s.scenario} ${s.sustained === null ? 'holds no rate within its SLO' : `${s.bound === 'slo' ? 'holds' : 'holds at least'} ${rateText(s.sustained, 'slo')}`}`).join('; ')}`,
       ...clean.scenarios.map((s) => `  ${s.scenario} [${s.bound}]: ${s.summary}`),
       ...clean.findings.map((f) => `  ${f}`),
       `spent: ${clean.spent.requests} requests to the target in ${clean.spent.durationS} s${clean.calibration.requests ? ` (and ${clean.calibration.requests} to the harness's own no-op endpoint, calibrating)` : ''}`,

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { main } from '../../src/kit/main.js';
-import { preflight } from '../autocannon/preflight.js';
+import { preflight } from '../preflight.js';
 import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
 import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
 import { comparePaired, compareWithBaseline, type PairedScenario } from '../report/baseline.js';

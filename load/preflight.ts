@@ -3,8 +3,8 @@
  * problem (exit 2), not a run full of connection errors. Other statuses (a 5xx behind a balancer with a
  * replica down) are left for the load to measure.
  */
-import { TargetError } from '../../src/targets/target.js';
-import { keyStatus } from '../../src/targets/key-probe.js';
+import { TargetError } from '../src/targets/target.js';
+import { keyStatus } from '../src/targets/key-probe.js';
 
 export async function preflight(target: { mcpUrl: string; apiKey: string }, timeoutMs = 10_000): Promise<void> {
   const status = await keyStatus(target.mcpUrl, target.apiKey, timeoutMs);
