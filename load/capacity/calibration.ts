@@ -50,7 +50,7 @@ export async function calibrateGenerator(upTo: number, bounds: GeneratorBounds, 
         steps.push({ rate, lagP99Ms: Math.round(m.sendLag.percentile(99) * 100) / 100, eventLoopUtilization: Math.round(m.generator.eventLoopUtilization * 1000) / 1000, ...(problem && { problem }) });
         if (!problem) break;
         // A pool that queued against an endpoint that answers at once: the endpoint (on the same cores) fell behind first.
-        endpointBound = m.generator.poolQueuedMax > 0 && m.sendLag.percentile(99) <= bounds.lagP99Ms;
+        endpointBound = m.generator.poolQueuedMax > 0 && m.sendLag.percentile(99) <= bounds.lagBoundMs;
       }
       if (problem) break;
       endpointBound = false;

@@ -109,7 +109,7 @@ export interface ScenarioCapacity {
   streaming: boolean;
   /** The SLO as written and its terms. */
   slo: string;
-  /** Highest offered rate whose step held the SLO (req/s), or null when none did. */
+  /** Highest offered rate whose step held the SLO (req/s), or null when none did; always null with bound rate-limit (429s are never capacity). */
   sustained: number | null;
   /** Lowest offered rate whose step broke it (req/s), or null when none did. */
   broke: number | null;
@@ -118,8 +118,11 @@ export interface ScenarioCapacity {
   summary: string;
   /** Low-rate service time: the baseline every step is compared with. */
   baseline?: { rate: number; serviceP50Ms: number; serviceP99Ms: number };
-  /** rate-limit bound: the lowest offered rate that drew 429s, and a hint. */
-  rateLimit?: { firstAt: number; hint: string };
+  /**
+   * The lowest offered rate that drew 429s, and a hint; with bound rate-limit, also the highest that drew none
+   * (not a capacity: a token bucket's burst stretches what a window admits).
+   */
+  rateLimit?: { firstAt: number; heldUpTo?: number; hint: string };
   steps: StepRecord[];
   overload?: Overload;
   soak?: Soak;

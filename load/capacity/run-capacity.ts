@@ -13,6 +13,7 @@ import { overloadAndRecovery, soak } from './after-search.js';
 import type { Slo } from './slo.js';
 import { weightedCycle, type Scenario } from '../scenarios.js';
 import { packageInfo } from '../../src/kit/package-root.js';
+import { soundAnswer } from './report/capacity-word.js';
 
 export interface CapacityTarget {
   kind: string;
@@ -48,6 +49,8 @@ export interface CapacityRunOptions {
   /** The tests' generator slowed on purpose (work before every send), or bounds of their own. */
   beforeSend?: () => void;
   bounds?: Partial<GeneratorBounds>;
+  /** Times an invalid step runs again before the generator is the bound (default 2). */
+  invalidRetries?: number;
   /** Another step runner (the k6 driver) instead of the undici driver; made per scenario. */
   runner?: (scenario: Scenario) => StepRunner & { close(): Promise<void> };
   driverName?: 'undici' | 'k6';
@@ -91,6 +94,7 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
         warmupMs: o.warmupS * 1000, windowMs: o.windowS * 1000, maxWindowMs: o.maxWindowS * 1000, deadline, bounds: scenarioBounds,
         ...(calibration?.ceiling != null && !calibration.reachedCap && { generatorCeiling: calibration.ceiling }),
         onStep: (s) => log(stepLine(scenario.name, s)),
+        ...(o.invalidRetries !== undefined && { invalidRetries: o.invalidRetries }),
       });
       const { baselineServiceP50Ms, ...result } = found;
       const entry: ScenarioCapacity = { ...result, requests: 0, durationS: 0 };
@@ -153,13 +157,6 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
     ...(noAnswer !== undefined && { noAnswer }),
     findings,
   };
-}
-
-/** A search answered when it bracketed a break, met a limit or the cap, or showed a lower bound the generator set; not when time ran out or nothing held. */
-function soundAnswer(bound: Bound, sustained: number | null): boolean {
-  if (bound === 'time') return false;
-  if (bound === 'slo') return true;
-  return sustained !== null;
 }
 
 export function stepLine(scenario: string, s: StepRecord): string {

@@ -45,6 +45,7 @@ export interface SearchOptions {
 }
 
 const BASELINE_REQUESTS = 20;
+const INVALID_PAUSE_MS = 1000;
 /** A server has drained an overloaded step's queue when a lone request's time is back within this of the baseline. */
 const DRAINED_FACTOR = 2;
 const DRAIN_MAX_MS = 15_000;
@@ -113,6 +114,8 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
       if (record.verdict !== 'pass') await drain();
       if (record.verdict !== 'invalid') return record;
       lastInvalid = record;
+      // A busy moment of this machine passes: a pause before the step runs again.
+      await new Promise((resolve) => setTimeout(resolve, INVALID_PAUSE_MS));
     }
     return lastInvalid;
   };
@@ -219,12 +222,16 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
   }
   lowestNot = lowestBroken() ?? (held.length === 0 ? lowestNot : undefined);
 
-  const sustained = held.length > 0 ? Math.max(...held.filter((h) => !lowestNot || h < lowestNot.offered)) : null;
+  const highestHeld = held.length > 0 ? Math.max(...held.filter((h) => !lowestNot || h < lowestNot.offered)) : null;
   const limited = lowestNot?.verdict === 'rate-limited';
   if (!bound) bound = lowestNot ? (limited ? 'rate-limit' : 'slo') : 'cap';
+  // 429s are never capacity, and what held below them is not one either: a token bucket admits its burst on top
+  // of its rate within any window, so a rate a little above the limit holds for a while. It is reported as
+  // `rateLimit.heldUpTo`, never as `sustained`.
+  const sustained = bound === 'rate-limit' ? null : highestHeld;
   // A search cut short by the generator or the time after it bracketed an SLO break still reports that bracket.
   const broke = lowestNot && !limited ? lowestNot.offered : null;
-  const summary = summarize(bound, sustained, broke, lowestNot, lastInvalid, firstLimited, o, stopNote);
+  const summary = summarize(bound, bound === 'rate-limit' ? highestHeld : sustained, broke, lowestNot, lastInvalid, firstLimited, o, stopNote);
   return {
     scenario: o.scenario.name,
     streaming,
@@ -235,7 +242,11 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
     summary,
     ...(baseline && { baseline }),
     ...(firstLimited !== undefined && {
-      rateLimit: { firstAt: round(firstLimited), hint: 'the deployment throttled this key: spread the load over more keys (one per agent), or measure the limit itself with the probe command' },
+      rateLimit: {
+        firstAt: round(firstLimited),
+        ...(bound === 'rate-limit' && highestHeld !== null && { heldUpTo: round(highestHeld) }),
+        hint: 'the deployment throttled this key: spread the load over more keys (one per agent), or measure the limit itself (its rate and burst) with the probe command',
+      },
     }),
     steps,
     ...(baseline && { baselineServiceP50Ms: baseline.serviceP50Ms }),
@@ -257,7 +268,7 @@ function summarize(bound: Bound, sustained: number | null, broke: number | null,
     case 'slo':
       return `${held}; ${lowestNot ? `${rate(lowestNot.offered)} broke it: ${lowestNot.reason}` : ''}${note ? ` (${note})` : ''}`;
     case 'rate-limit':
-      return `${sustained === null ? 'no step held' : `held the SLO up to ${rate(sustained)}`}; 429s from ${rate(firstLimited ?? lowestNot?.offered ?? 0)}: a rate limit, not a capacity`;
+      return `no capacity: 429s from ${rate(firstLimited ?? lowestNot?.offered ?? 0)}, a rate limit${sustained === null ? '' : ` (steps up to ${rate(sustained)} drew none in their windows, which a bucket's burst may stretch)`}`;
     case 'generator':
       return `at least ${sustained === null ? '0 req/s' : rate(sustained)}: the generator could not offer more on this machine (${invalid?.reason ?? `its ceiling against a no-op endpoint is ${rate(o.generatorCeiling ?? 0)}`})${broke !== null ? `; ${rate(broke)} had broken the SLO` : ''}`;
     case 'cap':

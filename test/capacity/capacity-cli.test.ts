@@ -29,11 +29,12 @@ function capacity(args: string[], env: Record<string, string> = {}): Promise<Run
 describe('the capacity command', () => {
   it('against the embedded reference: a search per scenario that says its bound, the verdict first, four files', async () => {
     const out = join(dir, 'embedded');
-    const run = await capacity(['--scenario', 'tools-list,schedule-preview', '--slo-file', sloFile(), '--max-rate', '200', '--start-rate', '100', '--max-time', '120', '--report-dir', out]);
+    // Caps and SLOs that the reference holds on a busy machine too (its streams take ~300 ms): what is proven is the run, not this machine's speed.
+    const run = await capacity(['--scenario', 'tools-list,schedule-preview', '--slo-file', sloFile(), '--max-rate', '100', '--start-rate', '50', '--max-time', '180', '--report-dir', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^target: embedded reference server/m);
     // A line per step as it ends (its verdict is the machine's business: a busy one may see a step run again).
-    expect(run.stderr).toMatch(/^tools-list: step 1 geometric 100 req\/s -> (PASS|FAIL|INVALID|UNCERTAIN) \(achieved /m);
+    expect(run.stderr).toMatch(/^tools-list: step 1 geometric 50 req\/s -> (PASS|FAIL|INVALID|UNCERTAIN) \(achieved /m);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toMatch(/^PASS: tools-list holds (at least )?[\d,]+ req\/s; schedule-preview holds (at least )?[\d,]+ req\/s$/);
     expect(lines[1]).toMatch(/^ {2}tools-list \[(slo|cap|generator)\]: /);
@@ -75,6 +76,6 @@ describe('the capacity command', () => {
 
 function sloFile(): string {
   const path = join(dir, 'slo.json');
-  writeFileSync(path, JSON.stringify({ default: 'p99<=75ms,errors<=1%', 'schedule-preview': 'ttfp-p99<=250ms,ttfr-p99<=1s,errors<=1%' }));
+  writeFileSync(path, JSON.stringify({ default: 'p99<=500ms,errors<=1%', 'schedule-preview': 'ttfp-p99<=2s,ttfr-p99<=4s,errors<=1%' }));
   return path;
 }

@@ -16,17 +16,19 @@ import { row, searchFixture } from './helpers/search-fixture.js';
 const SLO = 'p90<=100ms,errors<=10%';
 
 /** One open-model step at `rate` against a fixture, judged on `slo`. */
-async function oneStep(spec: CapacitySpec, scenario: string, rate: number, windowMs: number, slo: string) {
+async function oneStep(spec: CapacitySpec, scenario: string, rate: number, windowMs: number, slo: string, lagBoundMs?: number) {
   const child = await spawnCapacityFixture(spec);
   const parsed = parseSlo(slo);
   const driver = new OpenModelDriver({ mcpUrl: `${child.url}${MCP_PATH}`, apiKey: 'fixture_live_key', requests: weightedCycle(scenarioByName(scenario)!), connections: 256, timeoutMs: 5000 });
   try {
     const thresholds = { latency: thresholdsOf(parsed, 'latency'), ttfp: thresholdsOf(parsed, 'ttfp'), ttfr: thresholdsOf(parsed, 'ttfr') };
     // As the search does: a step the generator could not offer as planned (this machine was busy) is run again.
+    const bounds = { ...defaultGeneratorBounds(parsed), ...(lagBoundMs !== undefined && { lagBoundMs }) };
     for (let attempt = 1; ; attempt++) {
       const m = await driver.runStep({ rate, arrivals: 'constant', seed: 1, warmupMs: 500, windowMs, maxWindows: 1, thresholds }, (_, final) => (final ? 'done' : 'wait'));
-      const judgement = judgeStep(m, parsed, defaultGeneratorBounds(parsed), true, false);
-      if (judgement.verdict !== 'invalid' || attempt === 3) return { m, judgement, url: child.url };
+      const judgement = judgeStep(m, parsed, bounds, true, false);
+      if (judgement.verdict !== 'invalid' || attempt === 5) return { m, judgement, url: child.url };
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   } finally {
     await driver.close();
@@ -39,7 +41,8 @@ describe('the capacity search on endpoints of known capacity, continued', () => 
     // 200 ms every second at 100 req/s: a fifth of the requests arrive during a freeze; the rest see the
     // service time alone (the step's median), which the expected value adds.
     const spec: CapacitySpec = { model: 'stall', everyMs: 1000, forMs: 200 };
-    const { m, judgement } = await oneStep(spec, 'tools-list', 100, 5000, 'p99<=50ms');
+    // Send lag up to a tenth of the stall leaves its p99 within the band; more, and the step runs again.
+    const { m, judgement } = await oneStep(spec, 'tools-list', 100, 5000, 'p99<=50ms', 20);
     const expected = expectedStallP99(1000, 200, m.latency.percentile(50));
     const p99 = m.latency.percentile(99);
     row('periodic stall 200 ms every 1 s: planned-send p99 (ms)', Math.round(expected * 10) / 10, Math.round(p99 * 10) / 10, [0.9, 1.1]);
@@ -70,7 +73,8 @@ describe('the capacity search on endpoints of known capacity, continued', () => 
       expect(scenario.bound, scenario.summary).toBe('generator');
       expect(scenario.broke).toBeNull();
       expect(scenario.summary).toMatch(/^at least [\d,.]+ req\/s: the generator could not offer more on this machine/);
-      if (calibrate) expect(report.calibration.generatorCeiling).toBeLessThan(1000);
+      // The calibration's ceiling, when the generator managed any rate at all: well under what it plans without the slowdown.
+      if (calibrate) expect(report.calibration.generatorCeiling ?? 0).toBeLessThan(1000);
       row(`instant endpoint, generator slowed (calibrate ${calibrate}): generator bound, "at least"`, 500, scenario.sustained, [0, 1]);
     }
   }, 240_000);

@@ -59,7 +59,7 @@ describe('capacity reports', () => {
     expect(md.split('\n')[0]).toBe('## Capacity: PASS');
     expect(md).toMatch(/^\| tools-list \| `p99<=50ms,errors<=1%` \| 1,2\d\d req\/s \| 1,2\d\d req\/s \| slo \|/m);
     expect(md).toMatch(/^\| schedule-preview \| .* \| at least 800 req\/s \|  \| generator \|/m);
-    expect(md).toMatch(/^\| blocks-list \| .* \| rate-limit \|/m);
+    expect(md).toMatch(/^\| blocks-list \| `p99<=50ms` \| none \|  \| rate-limit \| no capacity: 429s from /m);
     expect(md).toContain('TTFP p99');
     expect(md).toMatch(/- Overload: at 1,?8\d\d(\.\d)? req\/s \(1\.5x\)/);
     expect(md).toMatch(/Rate limit: 429s from \d+ req\/s/);

@@ -87,7 +87,7 @@ function scenarioBlock(s: ScenarioCapacity): string {
     s.baseline ? `Low-rate baseline (lone requests): service time p50 ${fmt(s.baseline.serviceP50Ms)} ms, max ${fmt(s.baseline.serviceP99Ms)} ms.` : '',
     s.overload ? `Overload: ${s.overload.over.summary}. Recovery: ${s.overload.recovery.summary}.` : '',
     s.soak ? `Soak: ${s.soak.drift.summary}.` : '',
-    s.rateLimit ? `Rate limit: 429s from ${fmt(s.rateLimit.firstAt)} req/s; ${s.rateLimit.hint}.` : '',
+    s.rateLimit ? `Rate limit: 429s from ${fmt(s.rateLimit.firstAt)} req/s${s.rateLimit.heldUpTo !== undefined ? `, none up to ${fmt(s.rateLimit.heldUpTo)} req/s` : ''}; ${s.rateLimit.hint}.` : '',
     `Spent: ${s.requests} requests in ${fmt(s.durationS)} s.`,
   ].filter(Boolean);
   return `<h3>${h(s.scenario)}: ${h(rateText(s.sustained, s.bound))} <span class="muted">(bound ${h(s.bound)}, SLO <code>${h(s.slo)}</code>)</span></h3>\n`

@@ -5,7 +5,7 @@
 import { xmlAttr as attr, xmlEscape } from '../../../src/kit/escape.js';
 import { scrubKeyShapes } from '../../../src/kit/scrub.js';
 import type { CapacityReport } from '../capacity-result.js';
-import { rateText } from './capacity-word.js';
+import { rateText, soundAnswer } from './capacity-word.js';
 
 export const CAPACITY_JUNIT = 'capacity-junit.xml';
 
@@ -15,7 +15,7 @@ export function renderCapacityJunit(report: CapacityReport): string {
   const expect = report.options.expectRate;
   const cases = report.scenarios.map((s) => {
     const open = `    <testcase classname="capacity.${attr(s.scenario)}" name="${attr(`sustained rate within ${s.slo}`)}" time="${s.durationS.toFixed(3)}">`;
-    const answered = s.bound !== 'time' && (s.bound === 'slo' || s.sustained !== null);
+    const answered = soundAnswer(s.bound, s.sustained);
     if (!answered) {
       errors++;
       return `${open}\n      <error type="no-answer" message="${attr(s.summary)}">${xmlEscape(s.summary)}</error>\n    </testcase>`;

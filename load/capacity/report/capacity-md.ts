@@ -43,7 +43,7 @@ export function renderCapacityMd(report: CapacityReport): string {
     out.push(...steps(s), '');
     if (s.overload) out.push(`- Overload: ${mdText(s.overload.over.summary)}`, `- Recovery: ${mdText(s.overload.recovery.summary)}`);
     if (s.soak) out.push(`- Soak: ${mdText(s.soak.drift.summary)}`);
-    if (s.rateLimit) out.push(`- Rate limit: 429s from ${fmt(s.rateLimit.firstAt)} req/s; ${mdText(s.rateLimit.hint)}`);
+    if (s.rateLimit) out.push(`- Rate limit: 429s from ${fmt(s.rateLimit.firstAt)} req/s${s.rateLimit.heldUpTo !== undefined ? `, none up to ${fmt(s.rateLimit.heldUpTo)} req/s` : ''}; ${mdText(s.rateLimit.hint)}`);
     out.push(`- Spent: ${s.requests} requests in ${fmt(s.durationS)} s`, '');
   }
   if (report.findings.length > 0) out.push('### Findings', '', ...report.findings.map((f) => `- ${mdText(f)}`), '');

@@ -13,3 +13,13 @@ export function rateText(value: number | null, bound: string): string {
   if (value === null) return 'none';
   return `${bound === 'generator' || bound === 'cap' ? 'at least ' : ''}${rateNumber(value)} req/s`;
 }
+
+/**
+ * Whether a scenario's search reached a sound answer: it bracketed an SLO break, met a rate limit, or showed a
+ * lower bound the generator or the cap set; not when the time ran out, nor when nothing held without a break.
+ */
+export function soundAnswer(bound: string, sustained: number | null): boolean {
+  if (bound === 'time') return false;
+  if (bound === 'slo' || bound === 'rate-limit') return true;
+  return sustained !== null;
+}

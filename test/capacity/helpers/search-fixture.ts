@@ -33,6 +33,8 @@ export async function searchFixture(spec: CapacitySpec, slo: string, over: Parti
       scenarios: [scenarioByName(name)!], slos: new Map([[name, parseSlo(slo)]]),
       maxRate: 2000, startRate: 100, tolerance: 0.05, arrivals: 'constant', seed: 1, warmupS: 0.5, windowS: 1, maxWindowS: 6, timeoutS: 5, connections: 256,
       calibrate: false, overload: false, soakFraction: 0.8, maxTimeS: 240,
+      // Beside the rest of the tests on two cores, the generator is often late for a moment: run such a step again, up to four times.
+      invalidRetries: 4,
       ...over,
     });
     return { report, scenario: report.scenarios[0]! };
