@@ -3,12 +3,13 @@
  * first, loopback guard), sizes the run under the hard caps, and runs the plain k6 script with every input in
  * k6's environment (never its command line: a key on a command line shows in `ps`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
 import { loadSecrets } from '../report/load-report.js';
+import { ensureK6 } from '../k6-binary.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_K6_USAGE, readLoadK6Options, type LoadK6Options } from './load-k6-options.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
@@ -16,16 +17,6 @@ import { makeDir } from '../../src/kit/make-dir.js';
 
 const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
-
-/** The pinned k6, built by the project script when missing or another version (a no-op otherwise). */
-function ensureK6(): string {
-  const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  const path = result.stdout.trim().split('\n').pop() ?? '';
-  if (result.status !== 0 || !existsSync(path)) {
-    throw new Error('k6 is not installed and scripts/install-k6.sh could not build it');
-  }
-  return path;
-}
 
 /**
  * k6's environment: the parent's, less anything that would steer k6 or the script behind the caps' back
