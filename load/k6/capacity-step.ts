@@ -19,9 +19,12 @@
  *       service: timings.duration; outcome: ok or an ErrorKind; position: the request's in the weighted cycle
  *   o = the scenario's start on the test-run clock, ms, from its whole Unix ms (iteration 0 only)
  *
- * The value of `cap_latency` is this script's own estimate of the latency from the planned send (its origin
- * known to about a millisecond: k6 gives the scenario's start in whole Unix ms): enough for k6 thresholds and
- * the cloud's charts; the driver recomputes it from `s` (the origin as the earliest any iteration started).
+ * The value of `cap_latency` is this script's own estimate of the latency from the planned send, enough for
+ * k6 thresholds and the cloud's charts: its origin is known to about a millisecond (k6 gives the scenario's
+ * start in whole Unix ms), and k6 numbers only the iterations it starts, so after a dropped one the estimate
+ * runs late by a tick per drop. The driver recomputes it from the rows (load/capacity/k6-step-output.ts).
+ * In a distributed run (k6-operator's execution segments) iterationInTest is the test-wide number, so each
+ * runner's samples carry the whole test's schedule on its own clock, and capacity-step.json says its share.
  * Streaming replies: k6 reads a reply whole, so the time to the first progress notification (TTFP) is not
  * observable here; the time to the final result is the whole reply.
  *
@@ -158,6 +161,22 @@ export default function (): void {
   delete metadata.o;
 }
 
+/** A point of an execution segment: `1/4`, `0.25` or `25%`. */
+function segmentPoint(text: string): number {
+  const [n, d] = text.split('/');
+  if (d !== undefined) return Number(n) / Number(d);
+  return text.endsWith('%') ? Number(text.slice(0, -1)) / 100 : Number(text);
+}
+
+/** This runner's execution segment (`1/4:2/4`) and its share of the arrivals, when it runs part of a distributed test. */
+function executionSegment(): { segment: string; share: number } | undefined {
+  const segment = exec.test.options.executionSegment as unknown;
+  if (typeof segment !== 'string' || segment === '') return undefined;
+  const [from, to] = segment.split(':');
+  const share = segmentPoint(to ?? '1') - segmentPoint(from ?? '0');
+  return Number.isFinite(share) && share > 0 ? { segment, share } : undefined;
+}
+
 /** The parts of k6's end-of-test data read here. */
 interface SummaryData {
   state?: { testRunDurationMs?: number };
@@ -167,8 +186,11 @@ interface SummaryData {
 /** What the driver needs beside the samples: the run's length on its clock, and what k6 dropped or interrupted. */
 export function handleSummary(data: SummaryData): Record<string, string> {
   const count = (metric: string) => data.metrics[metric]?.values.count ?? 0;
+  const segment = executionSegment();
   const step = {
     scenario: scenarioName,
+    executionSegment: segment?.segment ?? null,
+    share: segment?.share ?? 1,
     rate,
     periodMs,
     warmupMs,
