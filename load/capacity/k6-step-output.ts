@@ -12,7 +12,7 @@
  * iteration started less its planned offset (an iteration never starts before its tick), within the script's
  * own coarse estimate.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ERROR_KINDS, type ErrorKind } from '../reply-check.js';
 import type { LoadRequest } from '../scenarios.js';
@@ -34,6 +34,9 @@ export interface K6Sample {
 /** capacity-step.json, written by the script's handleSummary. */
 export interface K6StepSummary {
   scenario: string;
+  /** A distributed run's runner: its execution segment, and its share of the arrivals (1 when it ran the whole test). */
+  executionSegment: string | null;
+  share: number;
   rate: number;
   /** k6's ticker period, ms: iteration tick g is planned g x this after the scenario's start. */
   periodMs: number;
@@ -165,19 +168,37 @@ export function runFigures(output: K6RunOutput, summary: K6StepSummary, plan: St
   if (output.coarseOrigin !== undefined) origin = Math.min(origin, output.coarseOrigin + 1);
   if (!Number.isFinite(origin)) origin = output.coarseOrigin ?? 0;
 
-  // Each tick was started or dropped, in order: the earlier of the next start and the next drop had it.
+  // A runner of a distributed run with an equal share (k6-operator's parallelism N) has every N-th tick of the
+  // test, from its first: its own ticks are counted in that stride. (Unequal segments are striped less
+  // regularly: there a drop's tick is only near its own, as such a step is invalid or failed anyway.)
+  const share = summary.share > 0 && summary.share <= 1 ? summary.share : 1;
+  const stride = Math.round(1 / share);
+  const step = share < 1 && Math.abs(stride * share - 1) < 1e-9 ? stride : 1;
+  const first = step > 1 ? (numbers[0] ?? 0) % step : 0;
+  const own = (tick: number) => (tick - first) / step;
+  const tickAt = (ownIndex: number) => first + ownIndex * step;
+
+  // Each tick was started or dropped, in order: the earlier of the next start and the next drop had it, and
+  // every drop moves the ticks of the iterations started after it one on.
   const tickOf = new Map<number, number>();
   const dropTicks: number[] = [];
-  for (let g = 0, i = 0, k = 0; i < numbers.length || k < drops.length; g++) {
+  const afterLast = numbers.length > 0 ? own(numbers.at(-1)!) + 1 : 0;
+  for (let i = 0, k = 0, shift = 0; i < numbers.length || k < drops.length;) {
     const startAt = i < numbers.length ? starts.get(numbers[i]!)! : Infinity;
     if (k < drops.length && drops[k]! < startAt) {
-      dropTicks.push(g);
+      dropTicks.push(tickAt((i < numbers.length ? own(numbers[i]!) : afterLast) + shift++));
       k++;
-    } else tickOf.set(numbers[i++]!, g);
+    } else {
+      tickOf.set(numbers[i]!, tickAt(own(numbers[i]!) + shift));
+      i++;
+    }
   }
+  const planned = step > 1
+    ? Math.max(0, ceil((endTick - first) / step) - ceil((firstTick - first) / step))
+    : Math.round((endTick - firstTick) * share);
 
   const f: K6RunFigures = {
-    planned: endTick - firstTick, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
+    planned, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
     dropped: dropTicks.filter((g) => g >= firstTick && g < endTick).length, completed: 0, good: 0,
     latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
     ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
@@ -300,4 +321,48 @@ export function mergeRuns(runs: readonly K6RunFigures[], plan: StepPlan, generat
     binOffset += Math.ceil((plan.warmupMs + plan.windowMs) / BIN_MS) * BIN_MS;
   }
   return m;
+}
+
+/** The runners of one distributed run (k6-operator's execution segments), each judged on its own clock, as one window. */
+export function combineRunners(runners: readonly K6RunFigures[], plan: StepPlan): K6RunFigures {
+  const f: K6RunFigures = {
+    planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0, dropped: 0, completed: 0, good: 0,
+    latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
+    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
+    // Summed: the peak is at most the sum of the runners' peaks.
+    inFlight: { start: 0, end: 0, max: 0 }, requests: 0, bins: [],
+  };
+  for (const r of runners) {
+    for (const key of ['planned', 'sent', 'settled', 'ok', 'rateLimited', 'errors', 'pending', 'dropped', 'completed', 'good', 'requests'] as const) f[key] += r[key];
+    for (const [k, v] of Object.entries(r.errorsByKind)) f.errorsByKind[k as ErrorKind] = (f.errorsByKind[k as ErrorKind] ?? 0) + v;
+    f.latency.add(r.latency);
+    f.service.add(r.service);
+    f.ttfp.add(r.ttfp);
+    f.ttfr.add(r.ttfr);
+    f.sendLag.add(r.sendLag);
+    f.inFlight.start += r.inFlight.start;
+    f.inFlight.end += r.inFlight.end;
+    f.inFlight.max += r.inFlight.max;
+    r.bins.forEach((b, i) => {
+      while (f.bins.length <= i) f.bins.push({ atMs: f.bins.length * BIN_MS, latency: new LatencyHistogram() });
+      f.bins[i]!.latency.add(b.latency);
+    });
+  }
+  return f;
+}
+
+/** One run's files: its per-request CSV and its capacity-step.json (one pair per runner of a distributed run). */
+export interface K6RunFiles {
+  csv: string;
+  summary: string;
+}
+
+/** The figures of one run of `plan` from its runners' files. */
+export async function readK6Run(runners: readonly K6RunFiles[], plan: StepPlan, cycle: readonly LoadRequest[]): Promise<K6RunFigures> {
+  const figures: K6RunFigures[] = [];
+  for (const files of runners) {
+    const summary = JSON.parse(readFileSync(files.summary, 'utf8')) as K6StepSummary;
+    figures.push(runFigures(await readK6Csv(files.csv), summary, plan, cycle));
+  }
+  return figures.length === 1 ? figures[0]! : combineRunners(figures, plan);
 }
