@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { K6StepDriver } from '../../load/capacity/k6-driver.js';
+import { localK6, type K6Launcher } from '../../load/capacity/k6-local.js';
 import { makeRunners } from '../../load/capacity/runners.js';
 import { runCapacity, type CapacityRunOptions, type CapacityTarget } from '../../load/capacity/run-capacity.js';
 import { parseSlo, thresholdsOf } from '../../load/capacity/slo.js';
@@ -112,6 +113,33 @@ describe('the capacity search driving k6', () => {
     const files = reportFiles(workDir);
     expect(Object.keys(files).some((f) => f.endsWith('.csv'))).toBe(true);
     expect(outputLeaks(files, '', [API_KEY])).toEqual([]);
+  }, 120_000);
+
+  it('judges a step run by two k6 runners with execution segments (k6-operator, parallelism 2) on their files together', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'k6-driver-segments-'));
+    dirs.push(workDir);
+    const sequence = ['--execution-segment-sequence', '0,1/2,1'];
+    const runners = ['0:1/2', '1/2:1'].map((segment) => localK6({ k6, baseUrl: endpoint.baseUrl, apiKey: API_KEY, dir: workDir, args: ['--execution-segment', segment, ...sequence] }));
+    // What a k6-operator launcher would do: start the runners together, and hand back each one's files.
+    const launch: K6Launcher = async (run) => {
+      const done = await Promise.all(runners.map((runner, i) => runner({ ...run, id: run.id * 10 + i })));
+      return { runners: done.flatMap((d) => d.runners) };
+    };
+    const driver = new K6StepDriver({ launch, baseUrl: endpoint.baseUrl, apiKey: API_KEY, scenario, timeoutMs: 5000, maxVus: 256 });
+    try {
+      const plan = { rate: 150, arrivals: 'constant' as const, seed: 1, warmupMs: 1000, windowMs: 1000, maxWindows: 1, thresholds: { latency: thresholdsOf(SLO, 'latency'), ttfp: [], ttfr: [] } };
+      const m = await driver.runStep(plan, () => 'done');
+      // Each runner sent every second request of the test's schedule: together, the whole window, each timed from its planned send.
+      expect(m.planned).toBe(150);
+      expect(m.sent).toBe(150);
+      expect(m.generator.droppedIterations).toBe(0);
+      expect(m.latency.count).toBe(150);
+      expect(m.latency.percentile(50)).toBeGreaterThanOrEqual(SERVICE_MS * 0.9);
+      expect(m.latency.percentile(50)).toBeLessThan(60);
+      expect(judgeStep(m, SLO, { ...defaultGeneratorBounds(SLO), lagP99Ms: 25 }, true, false).verdict).toBe('pass');
+    } finally {
+      await driver.close();
+    }
   }, 120_000);
 
   it('never reports a capacity from steps k6 cannot deliver: the search stops at the generator', async () => {
