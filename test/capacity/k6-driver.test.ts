@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { K6StepDriver } from '../../load/capacity/k6-driver.js';
 import { localK6, type K6Launcher } from '../../load/capacity/k6-local.js';
+import { readK6Csv, runFigures, type K6StepSummary } from '../../load/capacity/k6-step-output.js';
 import { makeRunners } from '../../load/capacity/runners.js';
+import { readCapacityOptions } from '../../load/cli/capacity-options.js';
 import { runCapacity, type CapacityRunOptions, type CapacityTarget } from '../../load/capacity/run-capacity.js';
 import { parseSlo, thresholdsOf } from '../../load/capacity/slo.js';
 import { defaultGeneratorBounds, judgeStep } from '../../load/capacity/step-judge.js';
@@ -159,4 +161,62 @@ describe('the capacity search driving k6', () => {
     }
     expect(report.exitCode).toBe(2);
   }, 120_000);
+});
+
+describe('k6\'s per-request rows, read into a step\'s figures', () => {
+  it('takes the dropped ticks out of the schedule, and counts an interrupted request at its age when the graceful stop ended it', async () => {
+    // 100 req/s (a tick every 10 ms) from 100 ms on k6's clock; ticks 2, 3 and 6 dropped; the iteration of tick 7
+    // still running at the graceful stop; the first started 0.01 ms after its tick (k6's start is the earliest
+    // start less its offset), the others 0.5 ms after theirs, each answered 20 ms later.
+    const wall = (runMs: number) => Math.round((runMs + 1_000_000) * 1000);
+    const started = [0, 1, 4, 5, 7, 8];
+    const rows = ['metric_name,timestamp,metric_value,name,scenario,status,extra_tags,metadata'];
+    started.forEach((tick, n) => {
+      const start = 100 + tick * 10 + (n === 0 ? 0.01 : 0.5);
+      rows.push(`cap_started,${wall(start)},1.000000,,tools-list,,,b=${n} ${start.toFixed(3)}`);
+      if (tick === 7) return;
+      rows.push(`http_req_duration,${wall(start + 20)},20.000000,tools/list,tools-list,200,,`);
+      rows.push(`cap_latency,${wall(start + 20)},20.5,,tools-list,,cap_phase=window&outcome=ok,s=${n} ${start.toFixed(3)} ${(start + 20).toFixed(3)} 19.900 ok 0${n === 0 ? '&o=99.600' : ''}`);
+    });
+    for (const tick of [2, 3, 6]) rows.push(`dropped_iterations,${wall(100 + tick * 10 + 0.2)},1.000000,,tools-list,,,`);
+    const dir = mkdtempSync(join(tmpdir(), 'k6-rows-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'samples.csv'), `${rows.join('\n')}\n`);
+    const summary: K6StepSummary = {
+      scenario: 'tools-list', executionSegment: null, share: 1, rate: 100, periodMs: 10, warmupMs: 20, windowMs: 60, gracefulStopMs: 1000,
+      vus: 2, testRunDurationMs: 1200, iterations: 5, droppedIterations: 3, samples: 5,
+    };
+    const plan = { rate: 100, arrivals: 'constant' as const, seed: 1, warmupMs: 20, windowMs: 60, maxWindows: 1, thresholds: { latency: [60], ttfp: [], ttfr: [] } };
+    const f = runFigures(await readK6Csv(join(dir, 'samples.csv')), summary, plan, [scenario.requests[0]!]);
+    // The window holds ticks 2-7: three dropped, two answered (ticks 4 and 5), one interrupted (tick 7).
+    expect(f.planned).toBe(6);
+    expect(f.dropped).toBe(3);
+    expect(f.sent).toBe(3);
+    expect(f.settled).toBe(2);
+    expect(f.pending).toBe(1);
+    expect(f.latency.count).toBe(3);
+    // From the planned send: 20.5 ms for the answered ones (not 20.5 + the 20 ms of two dropped ticks), and the
+    // interrupted one's age when the graceful stop ended it: 100 + 80 + 1000 - 170.
+    expect(f.latency.percentile(50)).toBeCloseTo(20.49, 1);
+    expect(f.latency.summary().max).toBeCloseTo(1010, 0);
+    expect(f.latency.exceeding(60)).toBe(1);
+    expect(f.sendLag.summary().max).toBeCloseTo(0.49, 2);
+    expect(f.requests).toBe(6);
+  });
+});
+
+describe('capacity --driver', () => {
+  const read = (args: string[]) => readCapacityOptions(args, () => undefined);
+
+  it('defaults to undici, and takes k6', () => {
+    expect(read([]).driver).toBe('undici');
+    expect(read(['--driver', 'k6']).driver).toBe('k6');
+    expect(() => read(['--driver', 'wrk'])).toThrow(/--driver must be undici or k6/);
+  });
+
+  it('refuses with k6 what k6 cannot send or time: Poisson arrivals, the first progress notification', () => {
+    expect(() => read(['--driver', 'k6', '--arrivals', 'poisson'])).toThrow(/constant arrivals only/);
+    expect(() => read(['--driver', 'k6', '--scenario', 'schedule-preview', '--slo', 'ttfp-p99<=1s,ttfr-p99<=2s'])).toThrow(/cannot judge ttfp-p99<=1s/);
+    expect(read(['--driver', 'k6', '--scenario', 'schedule-preview', '--slo', 'ttfr-p99<=2s']).driver).toBe('k6');
+  });
 });
