@@ -8,6 +8,7 @@ import { spawnServerChild } from '../../src/kit/server-child.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { MCP_PATH, scenarioByName, weightedCycle } from '../scenarios.js';
 import { OpenModelDriver, type StepPlan } from './open-model-driver.js';
+import type { StepRunner } from './search.js';
 import { generatorProblem, type GeneratorBounds } from './step-judge.js';
 
 export interface Calibration {
@@ -27,10 +28,16 @@ const WARMUP_MS = 300;
 const WINDOW_MS = 1000;
 const ATTEMPTS = 3;
 
-/** Steps ×2 from START up to `upTo` (the search's cap) against a no-op endpoint; `beforeSend` slows the generator on purpose (tests). */
-export async function calibrateGenerator(upTo: number, bounds: GeneratorBounds, connections: number, beforeSend?: () => void): Promise<Calibration> {
+/** A step runner of the search's own kind (the k6 driver) against the no-op endpoint at `baseUrl`. */
+export type CalibrationRunner = (baseUrl: string) => StepRunner & { close(): Promise<void> };
+
+/**
+ * Steps ×2 from START up to `upTo` (the search's cap) against a no-op endpoint; `beforeSend` slows the generator
+ * on purpose (tests). `runner`: the search's own generator when it is not the undici driver (its ceiling is the one that bounds the steps).
+ */
+export async function calibrateGenerator(upTo: number, bounds: GeneratorBounds, connections: number, beforeSend?: () => void, runner?: CalibrationRunner): Promise<Calibration> {
   const child = await spawnServerChild({ name: 'no-op endpoint', script: 'load/capacity/no-op-child.ts', cwd: PACKAGE_ROOT });
-  const driver = new OpenModelDriver({
+  const driver = runner?.(child.url) ?? new OpenModelDriver({
     mcpUrl: `${child.url}${MCP_PATH}`, apiKey: 'calibration', requests: weightedCycle(scenarioByName('tools-list')!), connections, timeoutMs: 5000,
     ...(beforeSend && { beforeSend }),
   });

@@ -77,8 +77,8 @@ export interface StepRecord {
   sendLagMs: { p50: number; p99: number; max: number };
   /** Requests in flight when the window opened and closed, and at most. */
   inFlight: { start: number; end: number; max: number };
-  /** The generator's own load over the window. */
-  generator: { cpuCores: number; eventLoopUtilization: number; eventLoopDelayP99Ms: number; poolQueuedMax: number };
+  /** The generator's own load over the window; `droppedIterations`: the k6 driver's iterations never started (no free VU). */
+  generator: { cpuCores: number; eventLoopUtilization: number; eventLoopDelayP99Ms: number; poolQueuedMax: number; droppedIterations?: number };
   /** The server's CPU (cores) over the window, where the harness can read it (embedded, fixtures). */
   serverCpuCores?: number;
   /** The server's resident memory at the window's end, MiB, where known. */

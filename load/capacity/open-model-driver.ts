@@ -74,7 +74,11 @@ export interface StepMeasurement {
   ttfr: LatencyHistogram;
   sendLag: LatencyHistogram;
   inFlight: { start: number; end: number; max: number };
-  generator: { cpuCores: number; eventLoopUtilization: number; eventLoopDelayP99Ms: number; poolQueuedMax: number };
+  /**
+   * The generator's own load. `droppedIterations` (the k6 driver): iterations k6 planned in the windows and never
+   * started, no VU being free (requests never sent, and never timed).
+   */
+  generator: { cpuCores: number; eventLoopUtilization: number; eventLoopDelayP99Ms: number; poolQueuedMax: number; droppedIterations?: number };
   serverCpuCores?: number;
   serverRssMiB?: number;
   /** Time bins of the step (warm-up included), for recovery: p50 and p99 from the planned send, by planned time. */

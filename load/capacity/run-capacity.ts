@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Bound, CapacityReport, ScenarioCapacity, StepRecord } from './capacity-result.js';
-import { calibrateGenerator, type Calibration } from './calibration.js';
+import { calibrateGenerator, type Calibration, type CalibrationRunner } from './calibration.js';
 import { OpenModelDriver, type Arrivals } from './open-model-driver.js';
 import { searchCapacity, type StepRunner } from './search.js';
 import { defaultGeneratorBounds, type GeneratorBounds } from './step-judge.js';
@@ -53,6 +53,8 @@ export interface CapacityRunOptions {
   invalidRetries?: number;
   /** Another step runner (the k6 driver) instead of the undici driver; made per scenario. */
   runner?: (scenario: Scenario) => StepRunner & { close(): Promise<void> };
+  /** The same runner against the calibration's no-op endpoint: the ceiling calibrated is the generator's that runs the steps. */
+  calibrationRunner?: CalibrationRunner;
   driverName?: 'undici' | 'k6';
 }
 
@@ -70,7 +72,7 @@ export async function runCapacity(o: CapacityRunOptions): Promise<CapacityReport
   let calibration: Calibration | undefined;
   if (o.calibrate) {
     log(`calibrate: the generator's ceiling on this machine, against a no-op endpoint (up to ${o.maxRate} req/s)`);
-    calibration = await calibrateGenerator(o.maxRate, bounds, o.connections, o.beforeSend);
+    calibration = await calibrateGenerator(o.maxRate, bounds, o.connections, o.beforeSend, o.calibrationRunner);
     log(`calibrate: ${calibration.note}`);
   }
 

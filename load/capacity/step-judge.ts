@@ -61,12 +61,16 @@ function terms(m: StepMeasurement, slo: Slo): TermJudgement[] {
 
 /** Why the generator, not the service, set this step's figures; undefined when it kept its plan. */
 export function generatorProblem(m: StepMeasurement, bounds: GeneratorBounds, sloFailing: boolean): string | undefined {
+  // k6 drops an iteration when no VU is free: a request never sent nor timed, likely a slow one's. While the SLO
+  // held, the missing ones could have broken it; with it broken, the service's slowness held the VUs (as the pool below).
+  const dropped = m.generator.droppedIterations ?? 0;
+  if (dropped > 0 && !sloFailing) return `k6 dropped ${dropped} of the ${m.planned} iterations it planned (no free VU: in flight = rate x latency): give it more VUs (--connections)`;
   const q = Math.round(bounds.lagQuantile * 1000) / 10;
   const lag = m.sendLag.percentile(q);
   if (m.sendLag.count > 0 && lag > bounds.lagBoundMs) return `the generator sent late: send lag p${q} ${ms(lag)} (bound ${ms(bounds.lagBoundMs)}; lag adds to every latency from the planned send)`;
   if (m.generator.eventLoopUtilization >= bounds.eventLoopUtilization) return `the generator's event loop was busy ${pct(m.generator.eventLoopUtilization)} of the window (saturated at ${pct(bounds.eventLoopUtilization)})`;
   const windowS = m.windowMs / 1000;
-  if (windowS > 0 && m.planned > 0 && m.sent < m.planned * 0.97) return `the generator sent ${m.sent} of the ${m.planned} requests it planned`;
+  if (windowS > 0 && m.planned > 0 && m.sent + dropped < m.planned * 0.97) return `the generator sent ${m.sent} of the ${m.planned} requests it planned`;
   // A pool that queued while the SLO held offered the service less than planned; with the SLO broken, the
   // service's slowness filled the pool (in flight = rate x latency): that is the service's.
   if (m.generator.poolQueuedMax > 0 && !sloFailing) return `the generator's connection pool queued up to ${m.generator.poolQueuedMax} requests (all its connections busy): raise --connections`;

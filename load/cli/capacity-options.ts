@@ -12,6 +12,7 @@ import { CAPS } from '../safety.js';
 import { LOAD_TARGET_KINDS } from '../target.js';
 import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
 import { DEFAULT_SLO, parseSlo, readSloFile, termsProblem, type Slo } from '../capacity/slo.js';
+import { DRIVERS } from '../capacity/runners.js';
 
 export const DEFAULT_CAPACITY_SCENARIOS = ['tools-list'];
 
@@ -41,6 +42,10 @@ Search
   --max-rate <r>          the cap, req/s (default 2000, at most ${CAPS.rate})
   --start-rate <r>        the first step, req/s (default 50); steps go down from it when it does not hold
   --tolerance <pct>       bisection ends when the bracket is this narrow (default 5)
+  --driver undici|k6      what sends the steps (default undici: this process). k6: one k6 run per step
+                          (load/k6/capacity-step.ts, constant-arrival-rate), judged the same way; an
+                          iteration k6 drops (no free VU) makes a step invalid; k6 cannot time the first
+                          progress notification (no ttfp terms) nor send Poisson arrivals
   --arrivals constant|poisson  arrival process (default constant)
   --seed <n>              Poisson arrivals' seed (printed when not given)
   --warmup <s>            each step's warm-up before its measured window (default 1)
@@ -49,7 +54,8 @@ Search
   --max-window <s>        a step that cannot decide extends its window up to this (default 10; at least
                           one extension)
   --timeout <s>           a request not complete by then is an error at that latency (default 10)
-  --connections <n>       the driver's connection pool (default 512, at most ${CAPS.connections})
+  --connections <n>       the undici driver's connection pool, or k6's most VUs per step (default 512,
+                          at most ${CAPS.connections})
   --no-calibrate          skip measuring the generator's own ceiling against a no-op endpoint first
   --expect-rate <r>       exit 1 when a scenario's sustained rate is below r req/s
 
@@ -92,7 +98,7 @@ export function readCapacityOptions(args: string[] | undefined, onSecrets: (secr
   const { values } = parseCommandLine(CAPACITY_USAGE, {
     target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'allow-remote': { type: 'boolean' },
     scenario: { type: 'string', multiple: true }, slo: { type: 'string' }, 'slo-file': { type: 'string' },
-    'max-rate': { type: 'string' }, 'start-rate': { type: 'string' }, tolerance: { type: 'string' }, arrivals: { type: 'string' }, seed: { type: 'string' },
+    'max-rate': { type: 'string' }, 'start-rate': { type: 'string' }, tolerance: { type: 'string' }, driver: { type: 'string' }, arrivals: { type: 'string' }, seed: { type: 'string' },
     warmup: { type: 'string' }, window: { type: 'string' }, 'max-window': { type: 'string' }, timeout: { type: 'string' }, connections: { type: 'string' },
     'no-calibrate': { type: 'boolean' }, 'expect-rate': { type: 'string' }, 'no-overload': { type: 'boolean' }, soak: { type: 'string' }, 'soak-fraction': { type: 'string' },
     'max-time': { type: 'string' }, 'report-dir': { type: 'string' }, quiet: { type: 'boolean' }, mutant: { type: 'string' },
@@ -123,7 +129,15 @@ export function readCapacityOptions(args: string[] | undefined, onSecrets: (secr
   const startRate = numberOption('--start-rate', values['start-rate'], { min: 0.5, max: CAPS.rate, fallback: Math.min(50, maxRate) });
   if (startRate > maxRate) fail(`--start-rate (${startRate}) is above --max-rate (${maxRate})`);
   const tolerancePct = numberOption('--tolerance', values.tolerance, { min: 0.5, max: 50, unit: 'percent', fallback: 5 });
+  const driver = enumOption('--driver', values.driver, DRIVERS) ?? 'undici';
   const arrivals = enumOption('--arrivals', values.arrivals, ['constant', 'poisson'] as const) ?? 'constant';
+  if (driver === 'k6') {
+    if (arrivals !== 'constant') fail('--driver k6 sends constant arrivals only (k6\'s constant-arrival-rate): leave out --arrivals poisson, or use --driver undici');
+    for (const s of scenarios) {
+      const ttfp = slos.get(s.name)!.terms.filter((t) => t.kind === 'latency' && t.metric === 'ttfp');
+      if (ttfp.length > 0) fail(`--driver k6 cannot judge ${ttfp.map((t) => t.text).join(', ')} (${s.name}): k6 reads a reply whole, so the first progress notification is not observable; judge ttfr, or use --driver undici`);
+    }
+  }
   const { seed, given: seedGiven } = seedOption(values.seed);
   const warmupS = secondsOption('--warmup', values.warmup, 0, 60, 1);
   const windowS = secondsOption('--window', values.window, 0.2, 120, 1);
@@ -138,7 +152,7 @@ export function readCapacityOptions(args: string[] | undefined, onSecrets: (secr
   const maxTimeS = secondsOption('--max-time', values['max-time'], 5, CAPS.durationS, 240);
   return {
     kind, baseUrl, apiKey, allowRemote: values['allow-remote'] ?? false, mutant,
-    scenarios, slos, maxRate, startRate, tolerance: tolerancePct / 100, arrivals, seed, seedGiven,
+    scenarios, slos, maxRate, startRate, tolerance: tolerancePct / 100, driver, arrivals, seed, seedGiven,
     warmupS, windowS, maxWindowS, timeoutS, connections, calibrate: !values['no-calibrate'], expectRate,
     overload: !values['no-overload'], soakS, soakFraction, maxTimeS,
     reportDir: reportDirOption(values['report-dir'], 'reports/capacity'),

@@ -17,6 +17,7 @@ import { writeReportHtml } from '../../src/report-folder/compose.js';
 import { prepareLoadTarget, UNTHROTTLED, type LoadTarget } from '../target.js';
 import { runCapacity } from '../capacity/run-capacity.js';
 import { preflight } from '../preflight.js';
+import { makeRunners } from '../capacity/runners.js';
 import { capacityWord, writeCapacityReports } from '../capacity/report/capacity-report.js';
 import { rateText } from '../capacity/report/capacity-word.js';
 import { CAPACITY_USAGE, readCapacityOptions, type CapacityOptions } from './capacity-options.js';
@@ -51,6 +52,7 @@ async function run(o: CapacityOptions): Promise<number> {
       ...(o.expectRate !== undefined && { expectRate: o.expectRate }), overload: o.overload, ...(o.soakS !== undefined && { soakS: o.soakS }), soakFraction: o.soakFraction,
       maxTimeS: o.maxTimeS,
       ...(!o.quiet && { log }),
+      ...makeRunners(o, target, log),
     });
     const { files, report: clean } = writeCapacityReports(o.reportDir, report, secrets());
     try {

@@ -3,7 +3,7 @@
  * first, loopback guard), sizes the run under the hard caps, and runs the plain k6 script with every input in
  * k6's environment (never its command line: a key on a command line shows in `ps`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { K6LoadReport } from '../k6/summary.js';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { main } from '../../src/kit/main.js';
 import { scrubText, Secrets } from '../../src/kit/scrub.js';
 import { loadSecrets } from '../report/load-report.js';
+import { findK6, k6Line } from '../k6-binary.js';
 import { prepareLoadTarget, type LoadTarget } from '../target.js';
 import { LOAD_K6_USAGE, readLoadK6Options, type LoadK6Options } from './load-k6-options.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
@@ -20,36 +21,6 @@ const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;
 /** k6's own output (banner, progress, text summary), apart from the verdict. */
 const K6_OUTPUT = 'k6-output.log';
-
-export interface K6Binary {
-  path: string;
-  /** `k6 version`'s first line, e.g. "k6 v1.8.1 (go1.24, linux/amd64)". */
-  version: string;
-  /** How it came to run: found on PATH, the pinned one already built, or built now (and how long that took). */
-  origin: 'on PATH' | 'pinned, built earlier' | { builtInS: number };
-}
-
-/** The pinned k6, built by the project script when missing or another version (a no-op otherwise); says which one runs. */
-export function ensureK6(): K6Binary {
-  const started = Date.now();
-  // The script's stderr (its "building ..." line, Go's output) goes to the user as it happens: a build takes minutes.
-  const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-k6.sh')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  process.stderr.write(result.stderr ?? '');
-  const path = result.stdout.trim().split('\n').pop() ?? '';
-  if (result.status !== 0 || !existsSync(path)) {
-    throw new Error('k6 is not installed and scripts/install-k6.sh could not build it');
-  }
-  const version = spawnSync(path, ['version'], { encoding: 'utf8' }).stdout.split('\n')[0]?.trim() || 'k6 (version unknown)';
-  const built = /install-k6: building/.test(result.stderr ?? '');
-  const origin: K6Binary['origin'] = built ? { builtInS: Math.round((Date.now() - started) / 1000) } : path.startsWith(join(ROOT, '.tools')) ? 'pinned, built earlier' : 'on PATH';
-  return { path, version, origin };
-}
-
-/** One line: which k6 runs, from where. */
-export function k6Line(k6: K6Binary): string {
-  const origin = typeof k6.origin === 'string' ? k6.origin : `built from source in ${k6.origin.builtInS} s`;
-  return `load:k6: ${k6.version} at ${k6.path} (${origin})`;
-}
 
 /**
  * k6's environment: the parent's, less anything that would steer k6 or the script behind the caps' back
@@ -132,7 +103,7 @@ function verdictLines(report: K6LoadReport, code: number | null): string[] {
 
 /** Runs k6 on the target; returns the verdict's exit code (k6 not running to its end is an error, not a verdict). */
 async function run(o: LoadK6Options): Promise<number> {
-  const k6 = ensureK6();
+  const k6 = findK6();
   const target = await prepareLoadTarget({ kind: o.kind, baseUrl: o.baseUrl, apiKey: o.apiKey, allowRemote: o.allowRemote, mutant: o.mutant, log: (line) => console.error(scrubText(line, secrets)) });
   secrets = loadSecrets({ apiKey: target.apiKey, baseUrl: o.baseUrl, admin: target.admin });
   let code: number | null;
