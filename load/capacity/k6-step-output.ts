@@ -201,7 +201,7 @@ export function runFigures(output: K6RunOutput, summary: K6StepSummary, plan: St
     planned, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
     dropped: dropTicks.filter((g) => g >= firstTick && g < endTick).length, completed: 0, good: 0,
     latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
+    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
     inFlight: { start: 0, end: 0, max: 0 }, requests: samples.length, bins: [],
   };
   const windowStart = origin + summary.warmupMs;
@@ -290,7 +290,7 @@ export function mergeRuns(runs: readonly K6RunFigures[], plan: StepPlan, generat
     planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
     completedInWindows: 0, goodInWindows: 0,
     latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
+    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
     inFlight: { start: runs[0]?.inFlight.start ?? 0, end: runs.at(-1)?.inFlight.end ?? 0, max: 0 },
     generator: { cpuCores: generator.cpuCores, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, poolQueuedMax: 0, droppedIterations: 0 },
     ...(server.cpuCores !== undefined && { serverCpuCores: server.cpuCores }),
@@ -328,7 +328,7 @@ export function combineRunners(runners: readonly K6RunFigures[], plan: StepPlan)
   const f: K6RunFigures = {
     planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0, dropped: 0, completed: 0, good: 0,
     latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
+    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
     // Summed: the peak is at most the sum of the runners' peaks.
     inFlight: { start: 0, end: 0, max: 0 }, requests: 0, bins: [],
   };

@@ -29,6 +29,11 @@ export class LatencyHistogram {
     for (let i = 0; i < this.thresholdsMs.length; i++) if (value > this.thresholdsMs[i]!) this.above[i]!++;
   }
 
+  /** Whether it counts the samples above `thresholdMs`. */
+  counts(thresholdMs: number): boolean {
+    return this.thresholdsMs.includes(thresholdMs);
+  }
+
   /** Samples above `thresholdMs` (one of the thresholds it was built with). */
   exceeding(thresholdMs: number): number {
     const i = this.thresholdsMs.indexOf(thresholdMs);

@@ -46,7 +46,7 @@ export interface StepPlan {
   /** The most windows the step may run (the caller's `extend` is refused beyond). */
   maxWindows: number;
   /** Thresholds whose exceedances are counted exactly, per metric. */
-  thresholds: Record<LatencyMetric, number[]>;
+  thresholds: Record<LatencyMetric, number[]> & { sendLag?: number[] };
 }
 
 /** What the windows of a step measured so far (merged). */
@@ -300,7 +300,7 @@ export class OpenModelDriver {
       service: new LatencyHistogram(),
       ttfp: new LatencyHistogram(plan.thresholds.ttfp),
       ttfr: new LatencyHistogram(plan.thresholds.ttfr),
-      sendLag: new LatencyHistogram(),
+      sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
       inFlightStart: 0, inFlightEnd: 0, inFlightMax: 0, poolQueuedMax: 0,
     };
   }
@@ -461,7 +461,7 @@ export class OpenModelDriver {
       planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: pending.length,
       completedInWindows: 0, goodInWindows: 0,
       latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-      ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(),
+      ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
       inFlight: { start: windows[0]?.inFlightStart ?? 0, end: windows.at(-1)?.inFlightEnd ?? 0, max: 0 },
       generator: { cpuCores: 0, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, poolQueuedMax: 0 },
       bins,

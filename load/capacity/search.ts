@@ -68,7 +68,7 @@ export async function searchCapacity(o: SearchOptions): Promise<SearchResult> {
   let lowestNot: StepRecord | undefined;
   let lastInvalid: StepRecord | undefined;
   let firstLimited: number | undefined;
-  const thresholds = { latency: thresholdsOf(o.slo, 'latency'), ttfp: thresholdsOf(o.slo, 'ttfp'), ttfr: thresholdsOf(o.slo, 'ttfr') };
+  const thresholds = { latency: thresholdsOf(o.slo, 'latency'), ttfp: thresholdsOf(o.slo, 'ttfp'), ttfr: thresholdsOf(o.slo, 'ttfr'), sendLag: [o.bounds.lagBoundMs] };
   const needed = minSamples(o.slo);
 
   // Baseline: lone requests, one after another: the service time with no queue.

@@ -34,6 +34,9 @@ export function defaultGeneratorBounds(slo: Slo): GeneratorBounds {
   return { lagBoundMs: Math.min(100, Math.max(10, tightest / 4)), lagQuantile: quantiles.length > 0 ? Math.max(...quantiles) : 0.99, eventLoopUtilization: 0.95 };
 }
 
+/** Late sends fewer than this never make a step invalid: one hiccup is not a generator that cannot keep up. */
+const LATE_SENDS = 3;
+
 /** Share of the window's sends that may be missing from its completions before the step is falling behind. */
 const BACKLOG_SHARE = 0.05;
 const BACKLOG_MIN = 10;
@@ -59,6 +62,20 @@ function terms(m: StepMeasurement, slo: Slo): TermJudgement[] {
   });
 }
 
+/** "212 ms (85 of 106 beyond 100 ms" (the closing parenthesis is the caller's). */
+function describe(f: TermJudgement): string {
+  const errors = f.term.startsWith('errors');
+  return `${errors ? pct(f.measured) : ms(f.measured)} (${f.exceeding} of ${f.samples} beyond ${errors ? 'success' : ms(f.threshold)}`;
+}
+
+/** Whether the service broke this term by itself: errors, or its service time (no send lag in it) beyond the latency threshold. */
+function serviceBroke(f: TermJudgement, m: StepMeasurement, slo: Slo): boolean {
+  const term = slo.terms.find((t) => t.text === f.term);
+  if (!term) return false;
+  if (term.kind === 'errors') return true;
+  return term.metric === 'latency' && m.service.percentile(term.quantile * 100) > term.thresholdMs;
+}
+
 /** Why the generator, not the service, set this step's figures; undefined when it kept its plan. */
 export function generatorProblem(m: StepMeasurement, bounds: GeneratorBounds, sloFailing: boolean): string | undefined {
   // k6 drops an iteration when no VU is free: a request never sent nor timed, likely a slow one's. While the SLO
@@ -67,7 +84,11 @@ export function generatorProblem(m: StepMeasurement, bounds: GeneratorBounds, sl
   if (dropped > 0 && !sloFailing) return `k6 dropped ${dropped} of the ${m.planned} iterations it planned (no free VU: in flight = rate x latency): give it more VUs (--connections)`;
   const q = Math.round(bounds.lagQuantile * 1000) / 10;
   const lag = m.sendLag.percentile(q);
-  if (m.sendLag.count > 0 && lag > bounds.lagBoundMs) return `the generator sent late: send lag p${q} ${ms(lag)} (bound ${ms(bounds.lagBoundMs)}; lag adds to every latency from the planned send)`;
+  // Late sends judged by their count where it is kept: a share beyond the SLO's own tail, and at least
+  // LATE_SENDS of them (in a window of 50 sends, one scheduler hiccup makes the p99 the maximum).
+  const late = m.sendLag.counts(bounds.lagBoundMs) ? m.sendLag.exceeding(bounds.lagBoundMs) : undefined;
+  const tooLate = late === undefined ? lag > bounds.lagBoundMs : late >= LATE_SENDS && late / m.sendLag.count > 1 - bounds.lagQuantile;
+  if (m.sendLag.count > 0 && tooLate) return `the generator sent late: send lag p${q} ${ms(lag)}${late !== undefined ? `, ${late} of ${m.sendLag.count} sends later than ${ms(bounds.lagBoundMs)}` : ` (bound ${ms(bounds.lagBoundMs)})`}; lag adds to every latency from the planned send`;
   if (m.generator.eventLoopUtilization >= bounds.eventLoopUtilization) return `the generator's event loop was busy ${pct(m.generator.eventLoopUtilization)} of the window (saturated at ${pct(bounds.eventLoopUtilization)})`;
   const windowS = m.windowMs / 1000;
   if (windowS > 0 && m.planned > 0 && m.sent + dropped < m.planned * 0.97) return `the generator sent ${m.sent} of the ${m.planned} requests it planned`;
@@ -91,18 +112,23 @@ export function judgeStep(m: StepMeasurement, slo: Slo, bounds: GeneratorBounds,
     return { decision: 'done', verdict: 'rate-limited', reason: `${m.rateLimited} of ${total} requests drew 429 (${pct(m.rateLimited / Math.max(1, total))}): a rate limit, not a capacity`, terms: judged };
   }
   const generator = generatorProblem(m, bounds, failing.length > 0);
+  // A term the service broke by itself (errors, or its service time alone beyond the threshold: lag is not in
+  // it) is the service's, however late the generator was.
+  const byService = failing.find((f) => serviceBroke(f, m, slo));
+  if (generator && byService) {
+    return {
+      decision: 'done', verdict: 'fail', terms: judged,
+      reason: `${byService.term} broke by the service's own time: ${describe(byService)}); the generator was also late (${generator})`,
+    };
+  }
   if (generator) {
     if (!final && failing.length === 0) return { decision: 'wait', verdict: 'invalid', reason: generator, terms: judged };
     return { decision: 'done', verdict: 'invalid', reason: generator, terms: judged };
   }
   if (failing.length > 0) {
     const f = failing[0]!;
-    const measured = f.term.startsWith('errors') ? pct(f.measured) : ms(f.measured);
     const pendingNote = m.pending > 0 ? `; ${m.pending} requests were still in flight, counted at their age so far` : '';
-    return {
-      decision: 'done', verdict: 'fail', terms: judged,
-      reason: `${f.term} broke: ${measured} (${f.exceeding} of ${f.samples} beyond ${f.term.startsWith('errors') ? 'success' : ms(f.threshold)}${pendingNote})`,
-    };
+    return { decision: 'done', verdict: 'fail', terms: judged, reason: `${f.term} broke: ${describe(f)}${pendingNote})` };
   }
   if (!final) return { decision: 'wait', verdict: 'uncertain', reason: 'replies still in flight', terms: judged };
   const backlog = m.sent - m.completedInWindows;
