@@ -79,7 +79,9 @@ function whyUnsound(label: string, r: SetupResult, cpus: number): string {
   const what = `${label}: ${r.summary}`;
   switch (r.bound) {
     case 'generator':
-      return `${what}. The generator on this machine, not the replicas, was the limit: give each replica less CPU (--cpus below ${cpus})`;
+      return /sent late/.test(r.summary)
+        ? `${what}. The generator's sends were late: give each replica less CPU (--cpus below ${cpus}), or, on a machine shared with other work, allow the scheduler's delays (--max-send-lag)`
+        : `${what}. The generator on this machine, not the replicas, was the limit: give each replica less CPU (--cpus below ${cpus})`;
     case 'cap':
       return `${what}. Raise --max-rate, or give each replica less CPU (--cpus below ${cpus})`;
     case 'time':
