@@ -41,6 +41,11 @@ export interface ReplicasReport {
   ratio: number | null;
   /** ratio / 2: 1 is perfect scaling. */
   efficiency: number | null;
+  /**
+   * What the two brackets allow: two.sustained / one.broke to two.broke / one.sustained. Each search knows its
+   * rate only to its tolerance; a ratio read closer than this range says more than was measured.
+   */
+  ratioRange: [number, number] | null;
   /** 0 both searches bracketed a break; 2 one did not (why in noAnswer). */
   exitCode: 0 | 2;
   noAnswer?: string;
@@ -122,6 +127,7 @@ export function replicasReport(o: {
     two: o.two,
     ratio,
     efficiency: ratio === null ? null : r2(ratio / 2),
+    ratioRange: sound && o.one.broke !== null && o.two.broke !== null ? [r2(o.two.sustained! / o.one.broke), r2(o.two.broke / o.one.sustained!)] : null,
     exitCode: sound ? 0 : 2,
     ...(!sound && { noAnswer: unsound.map(([label, r]) => whyUnsound(label, r, o.cpus)).join('; ') }),
     findings,
@@ -137,7 +143,9 @@ export function headline(r: ReplicasReport): string[] {
   return [
     line(`one replica  (--cpus ${r.cpusPerReplica})`, r.one),
     line(`two replicas (--cpus ${r.cpusPerReplica} each)`, r.two),
-    r.ratio === null ? `ratio two/one: none (${r.noAnswer})` : `ratio two/one: ${r.ratio}, scaling efficiency ${Math.round(r.efficiency! * 100)} %`,
+    r.ratio === null
+      ? `ratio two/one: none (${r.noAnswer})`
+      : `ratio two/one: ${r.ratio}${r.ratioRange ? ` (${r.ratioRange[0]} to ${r.ratioRange[1]} within the brackets)` : ''}, scaling efficiency ${Math.round(r.efficiency! * 100)} %`,
   ];
 }
 
@@ -159,7 +167,8 @@ export function renderMarkdown(r: ReplicasReport): string {
     '',
     'The sustained rate is the highest offered rate (open model, latency from the planned send) whose step held the SLO;',
     '"broke" the lowest that did not. The ratio is read only when both searches met the SLO bound: a generator or cap',
-    'bound is a lower bound. Scaling efficiency = ratio / 2; the replicas\' CPU near the quota says they were the bottleneck.',
+    'bound is a lower bound. Scaling efficiency = ratio / 2. The replicas\' CPU against their quota says how busy they were: a',
+    'quota stretches every burst of work (a collection, a compilation) by 1 / quota, so a latency SLO breaks before it is used up.',
     '',
     ...(r.findings.length > 0 ? ['## Findings', '', ...r.findings.map((f) => `- ${f}`), ''] : []),
     '## The searches',

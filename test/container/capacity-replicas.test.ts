@@ -59,6 +59,9 @@ describe('capacity:replicas, one replica and two', () => {
     }
     expect(report.ratio).toBe(Math.round((report.two.sustained! / report.one.sustained!) * 100) / 100);
     expect(report.efficiency).toBe(Math.round((report.ratio! / 2) * 100) / 100);
+    const [low, high] = report.ratioRange!;
+    expect(low).toBeLessThanOrEqual(report.ratio!);
+    expect(high).toBeGreaterThanOrEqual(report.ratio!);
     expect(report.exitCode).toBe(0);
     expect(report.runs.one?.scenarios[0]?.steps.length).toBeGreaterThan(0);
     expect(report.runs.two?.target.description).toMatch(/two replicas .*behind the balancer at http:\/\/127\.0\.0\.1:\d+/);
@@ -66,7 +69,7 @@ describe('capacity:replicas, one replica and two', () => {
     // Printed as well as written.
     expect(result.stdout).toMatch(new RegExp(`one replica .*sustained ${report.one.sustained} req/s, broke at ${report.one.broke} req/s \\(bound: slo`));
     expect(result.stdout).toMatch(new RegExp(`two replicas .*sustained ${report.two.sustained} req/s`));
-    expect(result.stdout).toContain(`ratio two/one: ${report.ratio}, scaling efficiency`);
+    expect(result.stdout).toContain(`ratio two/one: ${report.ratio} (${low} to ${high} within the brackets), scaling efficiency`);
     const md = readFileSync(join(reportDir, 'capacity-replicas.md'), 'utf8');
     expect(md).toContain(`ratio two/one: ${report.ratio}`);
     for (const text of [result.stdout, result.stderr, md, JSON.stringify(report)]) expect(text).not.toMatch(KEY_SHAPE);
