@@ -58,7 +58,7 @@ is removed at the end, also on failure and Ctrl-C.
   --window <s>          shortest measured window (default 1)
   --max-window <s>      longest window with its extensions (default 10)
   --connections <n>     the driver's connection pool (default 256)
-  --max-send-lag <ms>   send lag p99 beyond which a step is the generator's, not the service's (default: the
+  --max-send-lag <ms>   send lag (at the SLO's percentile) beyond which a step is the generator's, not the service's (default: the
                         search's own, a tenth of the SLO's tightest threshold). On a machine shared with other
                         work the scheduler alone delays sends by tens of ms; lag counts in every latency the
                         SLO judges, so a looser bound never lets a step pass on the generator's lateness
@@ -144,7 +144,7 @@ async function measure(replicas: number, image: string): Promise<{ result: Setup
       maxRate: options.maxRate, startRate: options.startRate, tolerance: options.tolerance, arrivals: 'constant', seed: 1,
       warmupS: options.warmupS, windowS: options.windowS, maxWindowS: options.maxWindowS, timeoutS: 10, connections: options.connections,
       calibrate: true, overload: false, soakFraction: 0.8, maxTimeS: options.maxTimeS,
-      ...(options.maxSendLagMs !== undefined && { bounds: { lagP99Ms: options.maxSendLagMs } }),
+      ...(options.maxSendLagMs !== undefined && { bounds: { lagBoundMs: options.maxSendLagMs } }),
       ...(!options.quiet && { log: (l: string) => say(`${label}: ${l}`) }),
     });
     return { result: setupResult(replicas, options.cpus, report, startupS), report };
