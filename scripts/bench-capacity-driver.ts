@@ -12,7 +12,7 @@
  *   npm run bench:capacity-driver -- [--rates 1000,5000] [--rounds 2] [--json <file>]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCommandLine } from '../src/kit/command-line.js';
@@ -67,6 +67,7 @@ async function runOnce(generator: Generator, baseUrl: string, rate: number, seco
   }
   if (generator === 'k6') {
     const dir = join(work, `k6-${rate}-${seconds}-${Date.now()}`);
+    mkdirSync(dir);
     const r = await measured(ensureK6(), ['run', '--address', '', '--quiet', join(PACKAGE_ROOT, 'load/k6/stateless-post.ts')], {
       ...process.env, MCP_BASE_URL: baseUrl, MCP_API_KEY: 'bench', LOAD_RATE: String(rate), LOAD_DURATION: String(seconds), LOAD_P99_MS: '60000', SUMMARY_DIR: dir, K6_NO_USAGE_REPORT: 'true',
     });

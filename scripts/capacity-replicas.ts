@@ -59,7 +59,7 @@ is removed at the end, also on failure and Ctrl-C.
   --max-window <s>      longest window with its extensions (default 10)
   --connections <n>     the driver's connection pool (default 256)
   --max-send-lag <ms>   send lag (at the SLO's percentile) beyond which a step is the generator's, not the service's (default: the
-                        search's own, a tenth of the SLO's tightest threshold). On a machine shared with other
+                        search's own, a quarter of the SLO's tightest threshold, 10-100 ms). On a machine shared with other
                         work the scheduler alone delays sends by tens of ms; lag counts in every latency the
                         SLO judges, so a looser bound never lets a step pass on the generator's lateness
   --image <ref>         a reference image already built (default: the repository's Dockerfile, built
