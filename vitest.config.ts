@@ -4,6 +4,8 @@ import LongFirstSequencer from './test/long-first-sequencer.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Tests that measure on this machine run after these, alone (vitest.measure.config.ts; npm test runs both).
+    exclude: ['test/measure/**', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-connections.ts'],
     reporters: ['default', './test/summary-reporter.ts'],

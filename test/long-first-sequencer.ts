@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Estimates only: a file missing here, or grown since, costs some wall time, never a result.
  */
 const ESTIMATED_SECONDS: Record<string, number> = {
-  'test/container/capacity-replicas.test.ts': 140, // alone, 2026-11-28
+  'test/measure/capacity-replicas.test.ts': 140, // alone, 2026-11-28
   'test/harness/variants.test.ts': 165,
   'test/harness/mutants.test.ts': 103,
   'test/harness/fail-closed.test.ts': 56,

@@ -19,6 +19,7 @@ import { requestHeaders, type LoadRequest } from '../scenarios.js';
 import { isStaleConnection } from '../../src/wire/connections.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { LatencyMetric } from './slo.js';
+import { seededRandom } from '../../src/kit/seeded-random.js';
 
 export type Arrivals = 'constant' | 'poisson';
 
@@ -126,17 +127,6 @@ interface InFlight {
   retried: boolean;
 }
 
-/** A seeded PRNG (mulberry32): the same seed gives the same Poisson arrivals. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Width of the time bins a step keeps latency in, by planned send time (recovery, and whether a queue grows within a window). */
 export const BIN_MS = 250;
@@ -199,7 +189,7 @@ export class OpenModelDriver {
    */
   async runStep(plan: StepPlan, decide: (m: StepMeasurement, final: boolean) => Decision): Promise<StepMeasurement> {
     const next = plan.arrivals === 'poisson' ? (() => {
-      const rnd = random(plan.seed);
+      const rnd = seededRandom(plan.seed);
       return () => (-Math.log(1 - rnd()) / plan.rate) * 1000;
     })() : () => 1000 / plan.rate;
     const t0 = performance.now();

@@ -68,12 +68,16 @@ function describe(f: TermJudgement): string {
   return `${errors ? pct(f.measured) : ms(f.measured)} (${f.exceeding} of ${f.samples} beyond ${errors ? 'success' : ms(f.threshold)}`;
 }
 
-/** Whether the service broke this term by itself: errors, or its service time (no send lag in it) beyond the latency threshold. */
+/**
+ * Whether the service broke this term by itself: errors, or its service time beyond the threshold by more than
+ * the generator's worst lag. Service time has no send lag in it, but a generator whose event loop is held also
+ * reads its replies late, by about as much as it sends late: only what lies beyond that is the service's.
+ */
 function serviceBroke(f: TermJudgement, m: StepMeasurement, slo: Slo): boolean {
   const term = slo.terms.find((t) => t.text === f.term);
   if (!term) return false;
   if (term.kind === 'errors') return true;
-  return term.metric === 'latency' && m.service.percentile(term.quantile * 100) > term.thresholdMs;
+  return term.metric === 'latency' && m.service.percentile(term.quantile * 100) - m.sendLag.summary().max > term.thresholdMs;
 }
 
 /** Why the generator, not the service, set this step's figures; undefined when it kept its plan. */

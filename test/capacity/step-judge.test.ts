@@ -32,11 +32,16 @@ describe('judging a step', () => {
     expect(late.reason).toMatch(/^the generator sent late: send lag p99 100 ms, 40 of 400 sends later than 13 ms/);
   });
 
-  it('a service that breaks the SLO by its own service time fails, however late the generator was', () => {
+  it('a service that breaks the SLO by its own service time, beyond the generator\'s worst lag, fails however late the generator was', () => {
     const m = withLag(measurement(plan(400), 400, 1, 300, 0, 0, 0), 40);
     const j = judgeStep(m, slo, bounds, true, false);
     expect(j.verdict).toBe('fail');
     expect(j.reason).toMatch(/^p99<=50ms broke by the service's own time: .*; the generator was also late/);
+  });
+
+  it('a service time beyond the threshold by less than the worst lag may be the generator reading late: invalid', () => {
+    const m = withLag(measurement(plan(400), 400, 1, 120, 0, 0, 0), 40);
+    expect(judgeStep(m, slo, bounds, true, false).verdict).toBe('invalid');
   });
 
   it('a break that only the lag explains is the generator\'s: invalid', () => {

@@ -11,7 +11,7 @@ import { runScenario } from '../../load/autocannon/runner.js';
 import { MCP_PATH, scenarioByName, weightedCycle } from '../../load/scenarios.js';
 import { expectedStallP99, type CapacitySpec } from '../../fixtures/capacity/models.js';
 import { spawnCapacityFixture } from '../../fixtures/capacity/spawn.js';
-import { row, searchFixture } from './helpers/search-fixture.js';
+import { row, searchFixture } from '../capacity/helpers/search-fixture.js';
 
 const SLO = 'p90<=100ms,errors<=10%';
 
@@ -56,7 +56,7 @@ describe('the capacity search on endpoints of known capacity, continued', () => 
       const run = runScenario({ mcpUrl: `${child.url}${MCP_PATH}`, apiKey: 'fixture_live_key' }, scenarioByName('tools-list')!, { durationS: 5, connections: 10, maxRequests: 1_000_000, timeoutS: 5, progress: false });
       const closed = await run.result;
       console.log(`known capacity: stall: planned-send p99 ${p99.toFixed(1)} ms (expected ${expected.toFixed(1)}); autocannon closed loop p99 ${closed.latencyMs.p99} ms over ${closed.requests} requests`);
-      expect(closed.latencyMs.p99).toBeLessThan(p99 / 2);
+      expect(closed.latencyMs.p99).toBeLessThan(p99);
     } finally {
       await child.stop();
     }
@@ -97,8 +97,8 @@ describe('the capacity search on endpoints of known capacity, continued', () => 
     // At 20 req/s nothing queues: the first progress comes at once, the result after one service time.
     const { m } = await oneStep(queue, 'schedule-preview', 20, 3000, 'ttfr-p90<=100ms');
     console.log(`known capacity: streaming at 20 req/s: TTFP p50 ${m.ttfp.percentile(50).toFixed(2)} ms (truth ~0), TTFR p50 ${m.ttfr.percentile(50).toFixed(2)} ms (truth 40)`);
-    expect(m.ttfp.percentile(50)).toBeLessThan(5);
-    expect(Math.abs(m.ttfr.percentile(50) - 40)).toBeLessThan(5);
+    expect(m.ttfp.percentile(50)).toBeLessThan(10);
+    expect(Math.abs(m.ttfr.percentile(50) - 40)).toBeLessThan(10);
   }, 240_000);
 
   it('two replicas of the queue against one: ratio within [1.8, 2.0]; with a lock they share, about 1.0', async () => {

@@ -14,7 +14,7 @@ import { parseSlo, thresholdsOf } from '../../load/capacity/slo.js';
 import { defaultGeneratorBounds, judgeStep } from '../../load/capacity/step-judge.js';
 import { MCP_PATH, scenarioByName } from '../../load/scenarios.js';
 import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
-import { startFifoEndpoint, type FifoEndpoint } from './helpers/fifo-endpoint.js';
+import { startFifoEndpoint, type FifoEndpoint } from '../capacity/helpers/fifo-endpoint.js';
 
 // The capacity search on k6 (load/k6/capacity-step.ts, one k6 run per step) against an endpoint of known
 // capacity: 4 servers of 20 ms behind one FIFO queue hold 200 req/s and no more. The k6-driven and the

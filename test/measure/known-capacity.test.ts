@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectedStallP99, trueCapacity, type CapacitySpec } from '../../fixtures/capacity/models.js';
 import { maxRateForPercentile } from '../../fixtures/capacity/simulate.js';
-import { row, searchFixture } from './helpers/search-fixture.js';
+import { row, searchFixture } from '../capacity/helpers/search-fixture.js';
 
 const QUEUE: CapacitySpec = { model: 'queue', servers: 8, serviceMs: 40 };
 const SLO = 'p90<=100ms,errors<=10%';

@@ -1,0 +1,18 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The tests that measure on this machine (test/measure/: capacity searches against endpoints of known capacity,
+ * the k6 and undici drivers side by side, one replica against two): run after the others, one file at a time.
+ * What they prove is the search's answer, and the search rightly answers "the generator" when its own machine
+ * holds it back; beside three other test files on two cores that is most of the time, and the answer under
+ * test would never be reached.
+ */
+export default mergeConfig(base, defineConfig({
+  test: {
+    include: ['test/measure/**/*.test.ts'],
+    exclude: [],
+    fileParallelism: false,
+    maxWorkers: 1,
+  },
+}));
