@@ -159,6 +159,8 @@ export function judgeStep(m: StepMeasurement, slo: Slo, bounds: GeneratorBounds,
 const TREND_SAMPLES = 20;
 /** A rise of the median across one window by this share of the tightest latency threshold is a queue that grows. */
 const TREND_SHARE = 0.25;
+/** Requests in flight a growing queue has added across the window, at least. */
+const TREND_IN_FLIGHT = 3;
 
 /**
  * Why the step's queue grows, or undefined. Slightly past capacity a queue grows slowly: at 3 % over, a 1 s
@@ -168,7 +170,8 @@ const TREND_SHARE = 0.25;
  */
 export function queueGrowth(m: StepMeasurement, slo: Slo): string | undefined {
   const thresholds = slo.terms.flatMap((t) => (t.kind === 'latency' && t.metric !== 'ttfp' ? [t.thresholdMs] : []));
-  if (thresholds.length === 0 || m.inFlight.end <= m.inFlight.start) return undefined;
+  // In flight must have grown by a few requests, not one: a busy moment of this machine raises latency too.
+  if (thresholds.length === 0 || m.inFlight.end - m.inFlight.start < TREND_IN_FLIGHT) return undefined;
   const from = m.warmupMs;
   const to = m.warmupMs + m.windowMs;
   const bins = m.bins.filter((b) => b.atMs >= from && b.atMs + BIN_MS <= to + 1);

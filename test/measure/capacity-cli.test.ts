@@ -36,7 +36,7 @@ describe('the capacity command', () => {
     // A line per step as it ends (its verdict is the machine's business: a busy one may see a step run again).
     expect(run.stderr).toMatch(/^tools-list: step 1 geometric 50 req\/s -> (PASS|FAIL|INVALID|UNCERTAIN) \(achieved /m);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^PASS: tools-list holds (at least )?[\d,]+ req\/s; schedule-preview holds (at least )?[\d,]+ req\/s$/);
+    expect(lines[0]).toMatch(/^PASS: tools-list (holds (at least )?[\d,.]+ req\/s|holds no rate within its SLO); schedule-preview (holds (at least )?[\d,.]+ req\/s|holds no rate within its SLO)$/);
     expect(lines[1]).toMatch(/^ {2}tools-list \[(slo|cap|generator)\]: /);
     expect(lines[2]).toMatch(/^ {2}schedule-preview \[(slo|cap|generator)\]: /);
     expect(run.stdout).toMatch(/^spent: \d+ requests to the target in [\d.]+ s \(and \d+ to the harness's own no-op endpoint, calibrating\)$/m);
@@ -54,7 +54,7 @@ describe('the capacity command', () => {
 
   it('--expect-rate above what the search can show: exit 1, and the JUnit case fails with expected and actual', async () => {
     const out = join(dir, 'expect');
-    const run = await capacity(['--max-rate', '100', '--start-rate', '100', '--no-calibrate', '--no-overload', '--expect-rate', '150', '--max-time', '60', '--report-dir', out]);
+    const run = await capacity(['--max-rate', '100', '--start-rate', '100', '--slo', 'p99<=1s,errors<=1%', '--no-calibrate', '--no-overload', '--expect-rate', '150', '--max-time', '120', '--report-dir', out]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout.split('\n')[0]).toBe('FAIL: tools-list holds at least 100 req/s');
     expect(run.stdout).toMatch(/tools-list: sustained 100 req\/s, below --expect-rate 150 req\/s/);
@@ -63,7 +63,7 @@ describe('the capacity command', () => {
 
   it('a run with no answer (exit 2) leaves no earlier run\'s capacity files in its folder', async () => {
     const out = join(dir, 'stale');
-    const first = await capacity(['--max-rate', '50', '--start-rate', '50', '--no-calibrate', '--no-overload', '--max-time', '60', '--report-dir', out]);
+    const first = await capacity(['--max-rate', '50', '--start-rate', '50', '--slo', 'p99<=1s,errors<=1%', '--no-calibrate', '--no-overload', '--max-time', '120', '--report-dir', out]);
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(join(out, 'capacity.json'))).toBe(true);
     const unreachable = await capacity(['--base-url', 'http://127.0.0.1:9', '--report-dir', out], { MCP_API_KEY: `cnv_live_${'u'.repeat(40)}` });
