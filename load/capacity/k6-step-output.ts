@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { ERROR_KINDS, type ErrorKind } from '../reply-check.js';
 import type { LoadRequest } from '../scenarios.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import { addFigures, emptyFigures, type StepFigures } from './step-figures.js';
 import type { StepMeasurement, StepPlan } from './open-model-driver.js';
 
 /** One request, as the script's `s` metadata has it: times on k6's test-run clock, ms. */
@@ -122,24 +123,10 @@ export async function readK6Csv(path: string): Promise<K6RunOutput> {
 }
 
 /** One run's figures: the undici driver's window, from k6's samples. */
-export interface K6RunFigures {
-  planned: number;
-  sent: number;
-  settled: number;
-  ok: number;
-  rateLimited: number;
-  errors: number;
-  errorsByKind: Partial<Record<ErrorKind, number>>;
+export interface K6RunFigures extends StepFigures {
   /** Iterations of the window still running when k6's graceful stop ended them (no sample): counted at their age then. */
   pending: number;
   dropped: number;
-  completed: number;
-  good: number;
-  latency: LatencyHistogram;
-  service: LatencyHistogram;
-  ttfp: LatencyHistogram;
-  ttfr: LatencyHistogram;
-  sendLag: LatencyHistogram;
   inFlight: { start: number; end: number; max: number };
   /** Requests of the whole run, warm-up included (what it spent). */
   requests: number;
@@ -198,10 +185,7 @@ export function runFigures(output: K6RunOutput, summary: K6StepSummary, plan: St
     : Math.round((endTick - firstTick) * share);
 
   const f: K6RunFigures = {
-    planned, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
-    dropped: dropTicks.filter((g) => g >= firstTick && g < endTick).length, completed: 0, good: 0,
-    latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
+    ...emptyFigures(plan), planned, pending: 0, dropped: dropTicks.filter((g) => g >= firstTick && g < endTick).length,
     inFlight: { start: 0, end: 0, max: 0 }, requests: samples.length, bins: [],
   };
   const windowStart = origin + summary.warmupMs;
@@ -285,12 +269,12 @@ export function runFigures(output: K6RunOutput, summary: K6StepSummary, plan: St
 
 /** The runs of a step merged, as the undici driver merges its windows: histograms exactly, counts summed. */
 export function mergeRuns(runs: readonly K6RunFigures[], plan: StepPlan, generator: { cpuCores: number }, server: { cpuCores?: number; rssMiB?: number }): StepMeasurement {
+  const total = emptyFigures(plan);
+  for (const r of runs) addFigures(total, r);
+  const { completed, good, ...figures } = total;
   const m: StepMeasurement = {
     offered: plan.rate, warmupMs: plan.warmupMs, windowMs: runs.length * plan.windowMs,
-    planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0,
-    completedInWindows: 0, goodInWindows: 0,
-    latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
+    ...figures, pending: 0, completedInWindows: completed, goodInWindows: good,
     inFlight: { start: runs[0]?.inFlight.start ?? 0, end: runs.at(-1)?.inFlight.end ?? 0, max: 0 },
     generator: { cpuCores: generator.cpuCores, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, poolQueuedMax: 0, droppedIterations: 0 },
     ...(server.cpuCores !== undefined && { serverCpuCores: server.cpuCores }),
@@ -299,21 +283,7 @@ export function mergeRuns(runs: readonly K6RunFigures[], plan: StepPlan, generat
   };
   let binOffset = 0;
   for (const r of runs) {
-    m.planned += r.planned;
-    m.sent += r.sent;
-    m.settled += r.settled;
-    m.ok += r.ok;
-    m.rateLimited += r.rateLimited;
-    m.errors += r.errors;
     m.pending += r.pending;
-    for (const [k, v] of Object.entries(r.errorsByKind)) m.errorsByKind[k as ErrorKind] = (m.errorsByKind[k as ErrorKind] ?? 0) + v;
-    m.completedInWindows += r.completed;
-    m.goodInWindows += r.good;
-    m.latency.add(r.latency);
-    m.service.add(r.service);
-    m.ttfp.add(r.ttfp);
-    m.ttfr.add(r.ttfr);
-    m.sendLag.add(r.sendLag);
     m.inFlight.max = Math.max(m.inFlight.max, r.inFlight.max);
     m.generator.droppedIterations! += r.dropped;
     // Each run has its own warm-up: its bins follow the previous run's.
@@ -326,20 +296,13 @@ export function mergeRuns(runs: readonly K6RunFigures[], plan: StepPlan, generat
 /** The runners of one distributed run (k6-operator's execution segments), each judged on its own clock, as one window. */
 export function combineRunners(runners: readonly K6RunFigures[], plan: StepPlan): K6RunFigures {
   const f: K6RunFigures = {
-    planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: 0, dropped: 0, completed: 0, good: 0,
-    latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-    ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
+    ...emptyFigures(plan), pending: 0, dropped: 0,
     // Summed: the peak is at most the sum of the runners' peaks.
     inFlight: { start: 0, end: 0, max: 0 }, requests: 0, bins: [],
   };
   for (const r of runners) {
-    for (const key of ['planned', 'sent', 'settled', 'ok', 'rateLimited', 'errors', 'pending', 'dropped', 'completed', 'good', 'requests'] as const) f[key] += r[key];
-    for (const [k, v] of Object.entries(r.errorsByKind)) f.errorsByKind[k as ErrorKind] = (f.errorsByKind[k as ErrorKind] ?? 0) + v;
-    f.latency.add(r.latency);
-    f.service.add(r.service);
-    f.ttfp.add(r.ttfp);
-    f.ttfr.add(r.ttfr);
-    f.sendLag.add(r.sendLag);
+    addFigures(f, r);
+    for (const key of ['pending', 'dropped', 'requests'] as const) f[key] += r[key];
     f.inFlight.start += r.inFlight.start;
     f.inFlight.end += r.inFlight.end;
     f.inFlight.max += r.inFlight.max;

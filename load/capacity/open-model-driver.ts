@@ -18,6 +18,7 @@ import { checkReply, type ErrorKind } from '../reply-check.js';
 import { requestHeaders, type LoadRequest } from '../scenarios.js';
 import { isStaleConnection } from '../../src/wire/connections.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import { addFigures, emptyFigures, type StepFigures } from './step-figures.js';
 import type { LatencyMetric } from './slo.js';
 import { seededRandom } from '../../src/kit/seeded-random.js';
 
@@ -89,23 +90,9 @@ export interface StepMeasurement {
 /** After a window's time is up: `wait` for more replies, end the step (`done`), or run another window (`extend`). */
 export type Decision = 'wait' | 'done' | 'extend';
 
-interface Window {
+interface Window extends StepFigures {
   start: number;
   end: number;
-  planned: number;
-  sent: number;
-  settled: number;
-  ok: number;
-  rateLimited: number;
-  errors: number;
-  errorsByKind: Partial<Record<ErrorKind, number>>;
-  completed: number;
-  good: number;
-  latency: LatencyHistogram;
-  service: LatencyHistogram;
-  ttfp: LatencyHistogram;
-  ttfr: LatencyHistogram;
-  sendLag: LatencyHistogram;
   inFlightStart: number;
   inFlightEnd: number;
   inFlightMax: number;
@@ -284,15 +271,7 @@ export class OpenModelDriver {
   }
 
   private newWindow(start: number, plan: StepPlan): Window {
-    return {
-      start, end: start + plan.windowMs, planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, completed: 0, good: 0,
-      latency: new LatencyHistogram(plan.thresholds.latency),
-      service: new LatencyHistogram(),
-      ttfp: new LatencyHistogram(plan.thresholds.ttfp),
-      ttfr: new LatencyHistogram(plan.thresholds.ttfr),
-      sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
-      inFlightStart: 0, inFlightEnd: 0, inFlightMax: 0, poolQueuedMax: 0,
-    };
+    return { start, end: start + plan.windowMs, ...emptyFigures(plan), inFlightStart: 0, inFlightEnd: 0, inFlightMax: 0, poolQueuedMax: 0 };
   }
 
   /** Opens and closes windows by the clock: the generator's CPU, event-loop utilization and delay, and the server's, per window. */
@@ -446,31 +425,17 @@ export class OpenModelDriver {
 
   /** The windows merged, with the requests still in flight counted at their age so far. */
   private merge(windows: Window[], pending: InFlight[], now: number, plan: StepPlan, bins: StepMeasurement['bins']): StepMeasurement {
+    const total = emptyFigures(plan);
+    for (const w of windows) addFigures(total, w);
+    const { completed, good, ...figures } = total;
     const m: StepMeasurement = {
       offered: plan.rate, warmupMs: plan.warmupMs, windowMs: windows.reduce((sum, w) => sum + Math.max(0, Math.min(now, w.end) - w.start), 0),
-      planned: 0, sent: 0, settled: 0, ok: 0, rateLimited: 0, errors: 0, errorsByKind: {}, pending: pending.length,
-      completedInWindows: 0, goodInWindows: 0,
-      latency: new LatencyHistogram(plan.thresholds.latency), service: new LatencyHistogram(),
-      ttfp: new LatencyHistogram(plan.thresholds.ttfp), ttfr: new LatencyHistogram(plan.thresholds.ttfr), sendLag: new LatencyHistogram(plan.thresholds.sendLag ?? []),
+      ...figures, pending: pending.length, completedInWindows: completed, goodInWindows: good,
       inFlight: { start: windows[0]?.inFlightStart ?? 0, end: windows.at(-1)?.inFlightEnd ?? 0, max: 0 },
       generator: { cpuCores: 0, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, poolQueuedMax: 0 },
       bins,
     };
     for (const w of windows) {
-      m.planned += w.planned;
-      m.sent += w.sent;
-      m.settled += w.settled;
-      m.ok += w.ok;
-      m.rateLimited += w.rateLimited;
-      m.errors += w.errors;
-      for (const [k, v] of Object.entries(w.errorsByKind)) m.errorsByKind[k as ErrorKind] = (m.errorsByKind[k as ErrorKind] ?? 0) + v;
-      m.completedInWindows += w.completed;
-      m.goodInWindows += w.good;
-      m.latency.add(w.latency);
-      m.service.add(w.service);
-      m.ttfp.add(w.ttfp);
-      m.ttfr.add(w.ttfr);
-      m.sendLag.add(w.sendLag);
       m.inFlight.max = Math.max(m.inFlight.max, w.inFlightMax);
       m.generator.poolQueuedMax = Math.max(m.generator.poolQueuedMax, w.poolQueuedMax);
       if (w.closed) {
