@@ -2,8 +2,8 @@
  * The README's first screen (issue 36 item 9): the quick start comes first and needs nothing but npm (install,
  * build, run the main job), the full toolchain after it; the image recipe says the podman configuration it needs.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
@@ -28,5 +28,19 @@ describe('the README a new user reads first', () => {
   it('the image recipe under podman names the CONTAINERS_CONF it needs', () => {
     const image = readme.slice(readme.indexOf('### As an image'), readme.indexOf('### In GitHub Actions'));
     expect(image).toMatch(/export CONTAINERS_CONF=\$PWD\/\.tools\/containers\/containers\.conf/);
+  });
+
+  it('is a page a user reads (about 250 lines; the rest is in docs/), and every file it or docs/ links to exists', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(260);
+    const pages = ['README.md', ...readdirSync(join(PACKAGE_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const missing: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(PACKAGE_ROOT, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        if (!existsSync(join(PACKAGE_ROOT, dirname(page), target!))) missing.push(`${page} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
