@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
-import { runConformanceChild } from '../src/cli/spawn-conformance.js';
+import { runConformanceChild } from './conformance-runs.js';
 import { checkRunCount } from '../src/results.js';
 import { searchTotals } from '../src/reports/property-text.js';
 import { PACKAGE_ROOT } from '../src/kit/package-root.js';

@@ -4,7 +4,7 @@ import { MUTANTS } from '../fixtures/mutants/index.js';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
-import { ConformanceRuns } from '../src/cli/in-process.js';
+import { ConformanceRuns } from './conformance-runs.js';
 
 const USAGE = `Usage: npm run mutation-score -- [--report-dir <dir>] [--jobs <n>]
 

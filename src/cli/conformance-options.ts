@@ -100,7 +100,7 @@ export interface ConformanceCommand {
 
 /**
  * The conformance command line read into a run's options: src/cli/conformance.ts runs one, the project's
- * tests many in one process (src/cli/in-process.ts). `onSecrets` learns the raw keys, headers and URL credentials
+ * tests many in one process (scripts/conformance-runs.ts). `onSecrets` learns the raw keys, headers and URL credentials
  * before any value is judged, so that a usage error quoting one can be scrubbed.
  */
 export function parseConformanceArgs(args: string[] | undefined, onSecrets: (secrets: Secrets) => void): ConformanceCommand {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 
 // `--target container` with no engine answering and podman installed starts podman's API service for the
 // run and stops it afterwards; a service that already answers is used and left running. A socket of this

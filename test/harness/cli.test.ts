@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { ConformanceRuns, runConformanceChild } from '../../scripts/conformance-runs.js';
 import { runCli } from './run-cli.js';
 
 // The table of bad inputs goes through a pool of processes (src/cli/conformance-pool.ts) that answer an error

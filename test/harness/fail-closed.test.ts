@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BROKEN_SERVICES } from '../../fixtures/mutants/fail-closed.js';
 import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { startServer, VARIANT_CONFIG } from '../../fixtures/variants/variant.js';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
+import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { expectValid } from '../helpers/results-schema.js';
 

@@ -7,7 +7,7 @@ import { HTTPS_MUTANTS } from '../../fixtures/mutants/index.js';
 import type { Mutant } from '../../fixtures/mutants/mutant.js';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
-import { runConformanceChild, type ChildRun } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild, type ChildRun } from '../../scripts/conformance-runs.js';
 
 /**
  * "Transport is HTTPS carrying JSON-RPC 2.0." (service.md): what the service hands out over https. The

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STDIO_BROKEN_PROXY, STDIO_CLIENT_FAULTS } from '../../fixtures/mutants/stdio.js';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { CLIENT_IDS, CLIENTS } from '../../src/interop/clients.js';
 import { program } from '../../src/kit/package-root.js';
 

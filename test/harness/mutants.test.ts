@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MUTANTS } from '../../fixtures/mutants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
+import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 
 /**
  * The harness must be able to fail, for the right reason: each mutant declares the rows it violates and the

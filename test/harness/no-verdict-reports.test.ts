@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { expectValid } from '../helpers/results-schema.js';
 
 // Issue 36: a run that ends with exit 2 left the previous run's files in the folder, and the Action read the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
+import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 
 /**
  * Issue 33: a burst the harness could not generate is never the service's fault. A declared rate no machine

@@ -10,7 +10,7 @@ import { mutant } from '../../fixtures/mutants/index.js';
 import { REDIRECT_ORIGIN_ENV } from '../../fixtures/mutants/redirect.js';
 import type { Mutant } from '../../fixtures/mutants/mutant.js';
 import { ProbeClient } from '../../load/probe/client.js';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { CheckFailure } from '../../src/verdict.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';

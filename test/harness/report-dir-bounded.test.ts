@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
 // Issue 36: node's mkdirSync(recursive) spins forever in native code on /proc/x (ENOENT under a parent that

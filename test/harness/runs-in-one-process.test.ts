@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { runCommandLine } from '../../src/cli/in-process.js';
+import { runCommandLine } from '../../scripts/conformance-runs.js';
 import { program } from '../../src/kit/package-root.js';
 import type { Results } from '../../src/results.js';
 import { startListening, type ListeningServer } from '../helpers/listening-server.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_MUTANTS, mutant } from '../../fixtures/mutants/index.js';
 import { startReferenceServer, type Middleware, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { REDACTED, scrubDeep, scrubText, Secrets } from '../../src/kit/scrub.js';
-import { runConformanceChild } from '../../src/cli/spawn-conformance.js';
+import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { conformanceSecrets } from '../../src/reports/index.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';

@@ -11,7 +11,7 @@ import { openRunSession } from '../../src/targets/session-lifecycle.js';
 import { WireClient } from '../../src/wire/client.js';
 import { startReferenceServer, type Middleware, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { bootstrap } from '../helpers/reference.js';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
+import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { totalsLine } from '../../src/reports/console-text.js';
 import { expectValid } from '../helpers/results-schema.js';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { defaultProfile } from '../../src/run.js';
-import { ConformanceRuns } from '../../src/cli/in-process.js';
+import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { failingRows, describeRows } from '../helpers/variant-verdict.js';
 import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';
 
