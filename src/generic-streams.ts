@@ -4,7 +4,7 @@ import { McpSession } from './mcp-session.js';
 import { listTools, type ListedTool } from './profile-derive.js';
 import { onDeployment, smallestInstance, type Tool } from './properties/tool-calls.js';
 import { schemaValidator } from './properties/schema-arbitrary.js';
-import { progressOf, VARIANTS, type Variant } from './stream-reading.js';
+import { CLOSE_GRACE_MS, progressOf, VARIANTS, type Variant } from './stream-reading.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -69,7 +69,7 @@ async function runRound(target: TargetInfo): Promise<GenericRound> {
   })));
   await Promise.all(streams.map(async (s) => {
     try {
-      s.res = await session(s.exchanges).call(s.call.tool, s.call.args, { id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs });
+      s.res = await session(s.exchanges).call(s.call.tool, s.call.args, { id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs, afterResponseMs: CLOSE_GRACE_MS });
     } catch (err) {
       s.error = (err as Error).message;
     }
@@ -92,7 +92,7 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
     const id = requestId();
     const res = await mcp.call(p.t.name, p.args!, { id, progressToken: token, timeoutMs: deadlineMs }).catch(() => undefined);
     // A call still running at the deadline is told to stop.
-    if (!res || !res.closed) await mcp.cancel(id, 'the probe for progress is done');
+    if (!res || (!res.closed && res.readUntil !== 'response')) await mcp.cancel(id, 'the probe for progress is done');
     if (res && progressOf(res).some((x) => x.m.params?.progressToken === token)) found.push({ tool: p.t.name, args: p.args!, declared: false });
   });
   // In tools/list order, whatever order the probes ended in.

@@ -12,6 +12,8 @@ export interface PostOptions {
   key?: string | null;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** How long to read on after the response of a streamed reply (WireRequest.afterResponseMs). */
+  afterResponseMs?: number;
   signal?: AbortSignal;
   /**
    * The credential sent is to be refused: the description demands 401 here ("Invalid or expired tokens MUST
@@ -72,6 +74,7 @@ export class McpSession {
       headers,
       ...(options.raw !== undefined ? { raw: options.raw } : { json: this.speak(options, message).body }),
       timeoutMs: options.timeoutMs,
+      ...(options.afterResponseMs !== undefined && { afterResponseMs: options.afterResponseMs }),
       signal: options.signal,
       ...(options.refusal && { throttleIsAnswer: true }),
     });

@@ -58,6 +58,9 @@ export function verifyNothingAfter(c: Judge, res: WireResponse, final: { index: 
 
 /** "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream": within CLOSE_GRACE_MS of `final`. */
 export function verifyEndsAfter(c: Judge, res: WireResponse, final: { at: number }, deadlineMs: number): void {
+  if (res.readUntil === 'response') {
+    c.verify(false, `the stream was still open ${Math.round(res.endAt - final.at)} ms after the result (the harness stopped reading there)`, `closed within ${CLOSE_GRACE_MS} ms of the result`, 'still open');
+  }
   if (!res.closed) {
     c.verify(false, `the stream was still open at the ${deadlineMs} ms deadline, ${Math.round(deadlineMs - final.at)} ms after the result`, `closed within ${CLOSE_GRACE_MS} ms of the result`, 'still open');
   }

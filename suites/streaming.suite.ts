@@ -12,7 +12,7 @@ import {
 } from '../src/wire-judge.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import {
-  describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
+  CLOSE_GRACE_MS, describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
   verifyNothingAfter, verifyResponseId, verifyTokens, type Variant,
 } from '../src/stream-reading.js';
 
@@ -173,7 +173,8 @@ async function runRound(target: TargetInfo): Promise<Round> {
     s.sentAt = performance.now();
     try {
       s.res = await sessionOn(s.exchanges).call(recipe.tool, fill(recipe.arguments, vars) as Record<string, unknown>, {
-        id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs,
+        // Read on past the result for stream-closes and stream-nothing-after-result, within their bound.
+        id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs, afterResponseMs: CLOSE_GRACE_MS,
       });
       s.doneAt = performance.now();
     } catch (err) {

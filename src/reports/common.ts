@@ -55,7 +55,7 @@ function exchangeLine(x: Exchange): string {
   if (!x.response) return `${req} → ${x.error ? `error: ${oneLine(x.error, 200)}` : 'no response'}`;
   const r = x.response;
   const type = r.headers['content-type'] ?? '';
-  const timing = `headers ${r.headersAt} ms, end ${r.endAt} ms${r.closed === false ? ', still open at the deadline' : ''}`;
+  const timing = `headers ${r.headersAt} ms, end ${r.endAt} ms${r.closed === false ? (r.readUntil === 'response' ? ', read up to the response (the stream was not waited out)' : ', still open at the deadline') : ''}`;
   return `${req} → ${r.status}${type ? ` ${type}` : ''} (${timing})`;
 }
 

@@ -104,7 +104,7 @@ function exchangeHtml(x: Exchange, i: number): string {
     parts.push(`<div class="line error">no response${x.error ? `: ${h(x.error)}` : ''}</div>`);
   } else {
     const type = r.headers['content-type'];
-    const open = r.closed === false ? ' <span class="badge s-warn">stream still open at the deadline</span>' : '';
+    const open = r.closed === false ? (r.readUntil === 'response' ? ' <span class="badge">read up to the response</span>' : ' <span class="badge s-warn">stream still open at the deadline</span>') : '';
     parts.push(`<div class="line"><span class="status ${statusClass(r.status)}">${h(String(r.status))}</span>${type ? ` <span class="ctype">${h(type)}</span>` : ''} <span class="muted">headers after ${h(String(r.headersAt))} ms, end after ${h(String(r.endAt))} ms</span>${open}</div>`);
     parts.push(`<details class="hdrs"><summary>response headers (${Object.keys(r.headers).length})</summary>${headersTable(r.headers)}</details>`);
     if (r.events && r.events.length > 0) parts.push(timelineSvg(r.headersAt, r.endAt, r.events), eventsTable(r.events));

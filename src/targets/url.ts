@@ -3,7 +3,8 @@ import type { TargetInfo } from '../target-info.js';
 import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
-import { keyStatus, postStatus } from './key-probe.js';
+import { keyStatus, postOnce } from './key-probe.js';
+import { notMcpReason } from './endpoint-preflight.js';
 
 /**
  * Any deployment. Needs nothing but the base URL: the keys not given (`--api-key`, `--other-key`) come from
@@ -15,14 +16,18 @@ import { keyStatus, postStatus } from './key-probe.js';
 export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
   addSpent({ requests: 1 });
-  const status = await postStatus(endpoint, { 'content-type': 'application/json', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs);
+  const reply = await postOnce(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs);
   // No MCP endpoint where the service keeps one: a wrong URL, not a service to judge (its requests would all be 404s).
-  if (status === 404 && !mcpUrl) {
+  if (reply.status === 404) {
     const path = new URL(baseUrl).pathname.replace(/\/$/, '');
+    if (mcpUrl) throw new TargetError(`${endpoint} answered 404 to a POST: is it an MCP endpoint? Nothing was judged and nothing more was sent`);
     throw new TargetError(path
       ? `${endpoint} answered 404: --base-url is the service's root, and ${baseUrl} has a path (${path}); give its origin, --base-url ${new URL(baseUrl).origin} (or --mcp-url ${baseUrl} to judge any MCP server at that endpoint)`
       : `${endpoint} answered 404: is ${baseUrl} the service? Its MCP endpoint is <base URL>/api/mcp/v1 (give --mcp-url to judge any MCP server at another path)`);
   }
+  // Not an MCP server at all (a static file server, a web app): no verdict, before a bootstrap is spent on it.
+  const notMcp = notMcpReason(reply);
+  if (notMcp) throw new TargetError(`${endpoint} ${notMcp}: is ${mcpUrl ? 'it an MCP endpoint' : `${baseUrl} the service`}? Nothing was judged and nothing more was sent`);
   // Before the first bootstrap or write: a key the service refuses is the user's mistake, not 40 failing rows.
   for (const [option, env, key, source] of [['--api-key', 'MCP_API_KEY', base.apiKey, base.keySources?.apiKey], ['--other-key', 'MCP_OTHER_KEY', base.otherKey, base.keySources?.otherKey]] as const) {
     if (!key) continue;

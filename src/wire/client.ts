@@ -20,6 +20,13 @@ export interface WireRequest {
   raw?: string | Uint8Array;
   /** Stop reading after this many ms; an SSE stream still open then is reported `closed: false`. */
   timeoutMs?: number;
+  /**
+   * An SSE reply to a request with an id is read up to the response to that id (every id of a batch), then this
+   * many ms more (default 0), and no further: a stream the server keeps open after its result costs no check its
+   * deadline. Only the rows about what follows the result (it ends; nothing comes after it) read on, within
+   * their own bound. A stream left unread is reported `closed: false` with `readUntil: 'response'`.
+   */
+  afterResponseMs?: number;
   signal?: AbortSignal;
   /**
    * A 429 is this request's answer, not a throttle to wait out: the description demands another answer here
@@ -44,8 +51,10 @@ export interface WireResponse {
    * an event's `data` before it is parsed) and bytes that are not UTF-8 (U+FFFD in `text`).
    */
   bytes?: BodyBytes;
-  /** False when the body was still streaming at the deadline. */
+  /** False when the body was still streaming at the deadline, or when reading stopped at the response. */
   closed: boolean;
+  /** 'response': reading stopped `afterResponseMs` after the response, with the stream still open. */
+  readUntil?: 'response';
   headersAt: number;
   endAt: number;
 }
@@ -184,20 +193,46 @@ export class WireClient {
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
       let text = '';
       let closed = true;
+      let readUntil: 'response' | undefined;
       const events: SseEvent[] = [];
       const isSse = mediaType === 'text/event-stream';
-      const reader = isSse ? createSseReader((e) => events.push({ at: performance.now() - started, ...e })) : undefined;
+      // The ids whose responses end what a check needs of the stream (none: read to the end or the deadline).
+      const awaited = isSse ? new Set(requestIdsOf(req.json)) : new Set<unknown>();
+      const readEnough = new Error('read up to the response');
+      const onEvent = (e: { data: string }) => {
+        if (awaited.size === 0) return;
+        const m = tryJson(withoutBom(e.data));
+        if (!m || typeof m !== 'object' || Array.isArray(m) || 'method' in m || !('result' in m || 'error' in m)) return;
+        if (!awaited.delete(m.id) || awaited.size > 0) return;
+        const after = req.afterResponseMs ?? 0;
+        if (after <= 0) abort.abort(readEnough);
+        else setTimeout(() => abort.abort(readEnough), after).unref();
+      };
+      const reader = isSse ? createSseReader((e) => {
+        events.push({ at: performance.now() - started, ...e });
+        onEvent(e);
+      }) : undefined;
       const decoder = createBodyDecoder();
       try {
-        for await (const chunk of res.body) text += reader ? reader.feed(chunk as Uint8Array) : decoder.decode(chunk as Uint8Array);
-        text += reader ? reader.end() : decoder.decode();
+        for await (const chunk of res.body) {
+          text += reader ? reader.feed(chunk as Uint8Array) : decoder.decode(chunk as Uint8Array);
+          if (abort.signal.reason === readEnough) break;
+        }
+        if (abort.signal.reason === readEnough) {
+          closed = false;
+          readUntil = 'response';
+          res.body.destroy();
+        } else {
+          text += reader ? reader.end() : decoder.decode();
+        }
       } catch (err) {
         if (!abort.signal.aborted) throw err;
         closed = false;
+        if (abort.signal.reason === readEnough) readUntil = 'response';
       }
       const endAt = performance.now() - started;
       const bytes = reader ? reader.bytes() : decoder.facts();
-      const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, headersAt, endAt, bytes };
+      const response: WireResponse = { status: res.statusCode, headers: resHeaders, mediaType, text, closed, ...(readUntil && { readUntil }), headersAt, endAt, bytes };
       if (isSse) {
         response.events = events;
         // An event's data is a JSON text: a BOM before it is parsed past and judged by its own row (wire-json-no-bom).
@@ -210,7 +245,7 @@ export class WireClient {
       const minted = runKeys().learnFromReply(url, method, res.statusCode, response.json);
       if (minted.length > 0) secrets = [...this.secrets(), ...runKeys().redaction()];
       record.response = {
-        status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, headersAt: round(headersAt), endAt: round(endAt),
+        status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, ...(readUntil && { readUntil }), headersAt: round(headersAt), endAt: round(endAt),
         ...((bytes.bom || !bytes.utf8) && { bytes }),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: keptRedacted(e.data, secrets) })) } : { body: keptRedacted(text, secrets) }),
       };
@@ -257,6 +292,12 @@ export function passedDeadline(err: unknown): boolean {
   return typeof err === 'object' && err !== null && DEADLINE in err;
 }
 
+
+/** The ids of the requests in a JSON-RPC body (one message or a batch): what its replies answer. */
+function requestIdsOf(body: unknown): unknown[] {
+  const isRequest = (m: any) => m !== null && typeof m === 'object' && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
+  return (Array.isArray(body) ? body : [body]).filter(isRequest).map((m: any) => m.id);
+}
 
 /** Header names lower-cased. */
 export function lower(headers: Record<string, string>): Record<string, string> {

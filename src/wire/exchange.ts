@@ -18,8 +18,10 @@ export interface Exchange {
     events?: SseEvent[];
     /** Present when decoding hid something: a leading BOM, bytes that are not UTF-8 (src/wire/body-decoder.ts). */
     bytes?: BodyBytes;
-    /** False when the stream was still open when the harness stopped reading (timeout). */
+    /** False when the stream was still open when the harness stopped reading (timeout, or read up to the response). */
     closed?: boolean;
+    /** 'response': the harness read the stream up to the response it needed (and a bound after it), not to its end. */
+    readUntil?: 'response';
     /**
      * Milliseconds from the moment the request was sent (after any pacing) to the response headers and to
      * the end of the body; SSE events' `at` share that origin, so late headers cannot hide a buffered stream.

@@ -1,7 +1,11 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/kit/free-port.js';
 import { PACKAGE_ROOT, program } from '../../src/kit/package-root.js';
 import { startReference, type ReferenceServer } from '../helpers/reference.js';
 import { runCommand } from '../helpers/run-command.js';
@@ -176,5 +180,64 @@ describe.concurrent('the console after a run', { timeout: 90_000 }, () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/**
+ * Issue 35 item 8: `python3 -m http.server` as --base-url got "does not conform: 23 requirement(s) fail" after
+ * 11 bootstrap POSTs. A server that is not MCP gets no verdict (exit 2, one line why) after its first request.
+ */
+describe('a server that is not MCP', { timeout: 60_000 }, () => {
+  let python: ReturnType<typeof spawn> | undefined;
+  let web: Server | undefined;
+  let pythonUrl = '';
+  let webUrl = '';
+  const pythonLog: string[] = [];
+  let webRequests = 0;
+  beforeAll(async () => {
+    // A plain static file server as it is found in the field, answering POST with an HTML 501.
+    const port = await freePort();
+    python = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', mkdtempSync(join(tmpdir(), 'static-'))], { stdio: ['ignore', 'ignore', 'pipe'] });
+    python.stderr!.on('data', (d: Buffer) => pythonLog.push(...d.toString().split('\n').filter((l) => / "(GET|POST|DELETE) /.test(l))));
+    pythonUrl = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      try {
+        await fetch(pythonUrl);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    pythonLog.length = 0;
+    // A web application that answers everything 200 with a page.
+    web = createServer((_req, res) => {
+      webRequests += 1;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title><p>Sign in</p>');
+    });
+    await new Promise<void>((resolve) => web!.listen(0, '127.0.0.1', resolve));
+    webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    python?.kill();
+    web?.close();
+  });
+
+  it('python3 -m http.server, as --base-url or --mcp-url: exit 2 naming the answer, one request each, no report of a verdict', async () => {
+    for (const args of [['--base-url', pythonUrl], ['--mcp-url', `${pythonUrl}/mcp`]]) {
+      const before = pythonLog.length;
+      const dir = mkdtempSync(join(tmpdir(), 'not-mcp-'));
+      const out = await bin('conformance', ...args, '--report-dir', dir);
+      expect(out.code, out.stdout + out.stderr).toBe(2);
+      expect(out.stderr).toMatch(/^error: http:\/\/127\.0\.0\.1:\d+\/(api\/mcp\/v1|mcp) answered 501 \(text\/html\) to a POST: an MCP endpoint takes JSON-RPC by POST: is .* Nothing was judged and nothing more was sent/m);
+      expect(pythonLog.slice(before), 'one POST, no bootstrap').toEqual([expect.stringMatching(/"POST \/(api\/mcp\/v1|mcp) HTTP/)]);
+      expect(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')).verdict).toMatch(/^no verdict: /);
+    }
+  });
+
+  it('a web page answered with 200: exit 2, one request', async () => {
+    const out = await bin('conformance', '--mcp-url', `${webUrl}/mcp`, '--report-dir', mkdtempSync(join(tmpdir(), 'not-mcp-')));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('answered 200 (text/html) with a web page, not JSON-RPC');
+    expect(webRequests).toBe(1);
   });
 });
