@@ -30,6 +30,7 @@ import { interopMatrixRequirements } from './catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
 import { runKeys } from './wire/key-sightings.js';
 import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
+import { NO_5XX, serverErrorRecord } from './wire/server-errors.js';
 import { sampleWire } from './wire/wire-sample.js';
 import { PACKAGE_ROOT, packageInfo } from './kit/package-root.js';
 
@@ -164,6 +165,8 @@ async function runInScope(options: RunOptions): Promise<Results> {
   };
   // Every reply any check received, judged once all are in (src/key-echoes.ts).
   if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(runKeys().take()));
+  // Every malformed or unexpected message any check sent, and the 5xx among their replies (src/wire/server-errors.ts).
+  if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(target.info.mcpUrl));
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const loss = targetLoss(records, requirements, startedAt);

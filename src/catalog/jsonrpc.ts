@@ -88,7 +88,7 @@ export const jsonrpcRequirements: Requirement[] = [
     group: 'jsonrpc',
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Sending Messages 4 (TRN-06)',
-    text: 'If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no `id`.',
+    text: 'If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no `id`. (Any 4xx or 5xx is an HTTP error status: the id says 4xx from an earlier reading and is kept, as ids are; a 5xx is judged by jsonrpc-no-5xx.)',
     generic: true,
   },
   {

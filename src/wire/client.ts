@@ -11,6 +11,7 @@ import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
 import { isStaleConnection, onFreshConnection, runPool } from './connections.js';
 import { createSseReader } from './sse-reader.js';
+import { noteReply } from './server-errors.js';
 
 export interface WireRequest {
   method?: string;
@@ -249,6 +250,7 @@ export class WireClient {
         ...((bytes.bom || !bytes.utf8) && { bytes }),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: keptRedacted(e.data, secrets) })) } : { body: keptRedacted(text, secrets) }),
       };
+      noteReply(url, method, sentText, res.statusCode, record);
       inspected = {
         url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
         headers: resHeaders, ...(isSse ? { events } : { body: text }), minted, exchange: record,

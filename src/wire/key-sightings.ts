@@ -52,6 +52,11 @@ const BOOTSTRAP_PATH = '/api/agent/bootstrap';
 
 const checkScope = new AsyncLocalStorage<string>();
 
+/** The check whose request is being answered, as the run's ledgers name it ("the check \"...\""), if any. */
+export function currentCheck(): string | undefined {
+  return checkScope.getStore();
+}
+
 /** Runs `body` as the check `name`: the replies its requests get are attributed to it. */
 export function inCheck<T>(name: string, body: () => T): T {
   return checkScope.run(`the check "${name}"`, body);
