@@ -62,6 +62,25 @@ export interface Profile {
    * numbers "Per-plan rate limits exist" and "Plan caps apply" are held to, since the service shows none.
    */
   limits?: DeclaredLimits;
+  /**
+   * The deployment's public origin (the reference server's `publicBaseUrl`): the one its discovery files and
+   * links may name when it is tested at an internal address. `--public-base-url` overrides it.
+   */
+  publicBaseUrl?: string;
+}
+
+/** An http(s) origin without a path, as the reference server requires of its `publicBaseUrl`; else an error naming `where`. */
+export function publicOrigin(value: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${where} is not a URL: "${value}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.hash) {
+    throw new Error(`${where} must be an http(s) origin without a path, e.g. https://canvas.example.com (got "${value}")`);
+  }
+  return url.origin;
 }
 
 export function loadProfile(nameOrPath: string, root: string): Profile {
@@ -79,6 +98,7 @@ export function loadProfile(nameOrPath: string, root: string): Profile {
     name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {},
     ...(profile.derive === true && { derive: true }), ...(profile.gaps && { gaps: profile.gaps }),
     ...(profile.limits !== undefined && { limits: validateLimits(profile.limits, `profile ${path}`) }),
+    ...(profile.publicBaseUrl !== undefined && { publicBaseUrl: publicOrigin(String(profile.publicBaseUrl), `profile ${path}: "publicBaseUrl"`) }),
   };
 }
 
