@@ -62,6 +62,30 @@ export interface Profile {
    * numbers "Per-plan rate limits exist" and "Plan caps apply" are held to, since the service shows none.
    */
   limits?: DeclaredLimits;
+  /**
+   * The deployment's public origin (the reference server's `publicBaseUrl`): the one its discovery files and
+   * links may name when it is tested at an internal address. `--public-base-url` overrides it.
+   */
+  publicBaseUrl?: string;
+  /**
+   * The origins a deployment serves browsers from: with them, an Origin outside the list is known invalid and
+   * the dns-rebinding rows judge it on a target that is not served on loopback.
+   */
+  allowedOrigins?: string[];
+}
+
+/** An http(s) origin without a path, as the reference server requires of its `publicBaseUrl`; else an error naming `where`. */
+export function publicOrigin(value: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${where} is not a URL: "${value}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.hash) {
+    throw new Error(`${where} must be an http(s) origin without a path, e.g. https://canvas.example.com (got "${value}")`);
+  }
+  return url.origin;
 }
 
 export function loadProfile(nameOrPath: string, root: string): Profile {
@@ -79,7 +103,14 @@ export function loadProfile(nameOrPath: string, root: string): Profile {
     name: profile.name, kind: profile.kind, setup: profile.setup ?? [], streaming: profile.streaming ?? {}, calls: profile.calls ?? {},
     ...(profile.derive === true && { derive: true }), ...(profile.gaps && { gaps: profile.gaps }),
     ...(profile.limits !== undefined && { limits: validateLimits(profile.limits, `profile ${path}`) }),
+    ...(profile.allowedOrigins !== undefined && { allowedOrigins: allowedOrigins(profile.allowedOrigins, `profile ${path}: "allowedOrigins"`) }),
+    ...(profile.publicBaseUrl !== undefined && { publicBaseUrl: publicOrigin(String(profile.publicBaseUrl), `profile ${path}: "publicBaseUrl"`) }),
   };
+}
+
+function allowedOrigins(value: unknown, where: string): string[] {
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) throw new Error(`${where} must be an array of origins, e.g. ["https://app.example.com"]`);
+  return value.map((v) => publicOrigin(v, where));
 }
 
 /** Replaces `{{var}}` in string leaves. */

@@ -14,6 +14,8 @@ export interface RunOptions {
   target: 'embedded' | 'url' | 'container' | 'stdio';
   baseUrl?: string;
   mcpUrl?: string;
+  /** The deployment's public origin (`--public-base-url`), over the profile's `publicBaseUrl`. */
+  publicBaseUrl?: string;
   headers: Record<string, string>;
   apiKey?: string;
   /** Where the given keys came from (`--api-key`, or the variable `MCP_API_KEY`): a refusal names it. */

@@ -108,6 +108,9 @@ async function runInScope(options: RunOptions): Promise<Results> {
     key: options.limits?.key, other: options.limits?.other, keyGiven: options.apiKey !== undefined, otherGiven: options.otherKey !== undefined,
   });
   if (limits) target.info.limits = limits;
+  // A server the harness started names its own origin in its files (its publicBaseUrl is its address).
+  const publicBaseUrl = options.publicBaseUrl ?? profile.publicBaseUrl ?? (options.target === 'embedded' || options.target === 'container' ? target.info.baseUrl : undefined);
+  if (publicBaseUrl) target.info.publicBaseUrl = new URL(publicBaseUrl).origin;
   if (options.clients) target.info.interopClients = options.clients;
   const searches = options.progress?.live ? options.progress : undefined;
   const ledger = openLedger(

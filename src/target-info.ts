@@ -13,6 +13,11 @@ export interface TargetInfo {
   baseUrl: string;
   /** The MCP endpoint, `{baseUrl}/api/mcp/v1` unless `--mcp-url` says otherwise. */
   mcpUrl: string;
+  /**
+   * The deployment's public origin, which its discovery files must name (`--public-base-url`, the profile's
+   * `publicBaseUrl`, or the origin of a server the harness started); absent: any origin is only noted.
+   */
+  publicBaseUrl?: string;
   /** Extra headers sent with every MCP request (`--header`). */
   headers: Record<string, string>;
   /** A live key of workspace A (from bootstrap, or `--api-key`); absent for servers without auth. */

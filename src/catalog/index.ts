@@ -16,11 +16,12 @@ import { stdioRequirements } from './stdio.js';
 import { modelRequirements } from './model.js';
 import { originRequirements } from './origin.js';
 import { wireRequirements } from './wire.js';
+import { dnsRebindingRequirements } from './dns-rebinding.js';
 
 /** The one catalog: every rule the harness checks, one file per requirement group. */
 export const CATALOG: Requirement[] = [
   bootstrapRequirements, authRequirements, toolsRequirements, callsRequirements, streamingRequirements, statelessRequirements, sessionRequirements, jsonrpcRequirements, discoveryRequirements, versioningRequirements, rateLimitRequirements, interopRequirements, interopMatrixRequirements, stdioRequirements, modelRequirements, originRequirements,
-  wireRequirements,
+  wireRequirements, dnsRebindingRequirements,
 ].flat();
 
 export const byId = new Map(CATALOG.map((r) => [r.id, r]));

@@ -10,6 +10,7 @@ import { enumOption, headerOption, listOption, numberOption, urlOption, UsageErr
 import { Secrets } from '../kit/scrub.js';
 import { KEY_ENV, keyOption, keySource, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
 import { parseLimitsOption, type LimitsOption } from '../limits.js';
+import { publicOrigin } from '../profile.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 import { callerPath, invocation, replayInvocation, reportDirOption } from '../kit/invocation.js';
 
@@ -34,6 +35,8 @@ Target
                           cap + a tenth + 2 blocks
   --other-limits <same>   the declared limits of --other-key's plan, for rate-limit-plans-differ
   --mcp-url <url>         a full MCP endpoint URL: any Streamable HTTP MCP server (implies --profile generic)
+  --public-base-url <url> the deployment's public origin (over the profile's "publicBaseUrl"), when it is
+                          tested at another address: discovery files must name the endpoint on it
   --header 'Name: value'  extra header on every MCP request (repeatable)
   --mailbox-url <url>     GET returns the mails your SMTP sink received (url target), for the claim-mail check
   --profile <name|file>   call recipes for this implementation (default: service for url targets, i.e.
@@ -107,7 +110,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   const { values } = parseCommandLine(CONFORMANCE_USAGE, {
     target: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'revoked-key': { type: 'string' },
     'other-key': { type: 'string' }, limits: { type: 'string' }, 'other-limits': { type: 'string' }, 'bootstrap-budget': { type: 'string' }, 'wait-budget': { type: 'string' },
-    'mcp-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
+    'mcp-url': { type: 'string' }, 'public-base-url': { type: 'string' }, header: { type: 'string', multiple: true }, 'mailbox-url': { type: 'string' },
     profile: { type: 'string' }, protocol: { type: 'string' }, only: { type: 'string', multiple: true },
     strict: { type: 'boolean' }, baseline: { type: 'string' }, 'report-dir': { type: 'string' }, seed: { type: 'string' },
     timeout: { type: 'string' }, mutant: { type: 'string' }, 'stdio-command': { type: 'string' },
@@ -128,6 +131,14 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   if (target === 'container' && mcpUrl) fail('--target container runs its own server: it takes no --base-url or --mcp-url');
   if (target === 'embedded' && mcpUrl) fail('--target embedded runs its own server: it takes no --mcp-url');
   const mailboxUrl = urlOption('--mailbox-url', values['mailbox-url']);
+  let publicBaseUrl: string | undefined;
+  if (values['public-base-url'] !== undefined) {
+    try {
+      publicBaseUrl = publicOrigin(values['public-base-url'], '--public-base-url');
+    } catch (err) {
+      fail((err as Error).message);
+    }
+  }
   const headers = headerOption('--header', values.header);
   const reporter = enumOption('--reporter', values.reporter, ['default', 'github']) ?? 'default';
   const quiet = values.quiet ?? false;
@@ -200,6 +211,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   const replayBase = [replayInvocation('conformance'), `--target ${target}`];
   if (baseUrl) replayBase.push(`--base-url ${baseUrl}`);
   if (mcpUrl) replayBase.push(`--mcp-url ${mcpUrl}`);
+  if (publicBaseUrl) replayBase.push(`--public-base-url ${publicBaseUrl}`);
   if (values.profile) replayBase.push(`--profile ${values.profile}`);
   if (bootstrapBudget !== undefined) replayBase.push(`--bootstrap-budget ${bootstrapBudget}`);
   if (values.limits) replayBase.push(`--limits ${values.limits}`);
@@ -213,6 +225,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     target,
     baseUrl,
     mcpUrl,
+    ...(publicBaseUrl && { publicBaseUrl }),
     headers,
     apiKey: keyOption(values, 'api-key'),
     otherKey,

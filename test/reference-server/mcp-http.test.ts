@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { post } from '../helpers/mcp-http.js';
+import { request } from 'undici';
 
 let server: ReferenceServer;
 let key: string;
@@ -68,6 +69,19 @@ describe('HTTP surface of the MCP endpoint', () => {
   it('an Origin that is not allowed gets 403; the server\'s own origin passes', async () => {
     expect((await post(server.mcpUrl, list(), { key, headers: { origin: 'https://evil.example' } })).status).toBe(403);
     expect((await post(server.mcpUrl, list(), { key, headers: { origin: server.baseUrl } })).status).toBe(200);
+  });
+
+  it('served on loopback, a Host naming another host gets 403 (DNS rebinding); localhost and the server\'s own host pass', async () => {
+    // fetch may not set Host: undici's request does, as a rebound browser page would send it.
+    const status = async (host: string) => {
+      const res = await request(server.mcpUrl, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, body: JSON.stringify(list()) });
+      await res.body.text();
+      return res.statusCode;
+    };
+    const port = new URL(server.baseUrl).port;
+    expect(await status(`evil.example:${port}`)).toBe(403);
+    expect(await status(`localhost:${port}`)).toBe(200);
+    expect(await status(new URL(server.baseUrl).host)).toBe(200);
   });
 
   it('Last-Event-ID is ignored', async () => {
