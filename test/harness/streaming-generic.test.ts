@@ -15,9 +15,11 @@ const statusOf = (r: Results | undefined) => Object.fromEntries((r?.requirements
 const observations = (r: Results | undefined, id: string) => (r?.requirements.find((x) => x.id === id)?.checks ?? []).flatMap((c) => c.observations);
 
 describe('streaming rows for any server', () => {
-  const servers: Partial<Record<'plain' | 'silent', RunningServer>> = {};
+  const servers: Partial<Record<'plain' | 'silent' | 'fromZero', RunningServer>> = {};
   beforeAll(async () => {
-    [servers.plain, servers.silent] = await Promise.all([startThirdParty('ts-v1', 'stateless'), startThirdParty('ts-v1', 'stateless', { NO_PROGRESS: '1' })]);
+    [servers.plain, servers.silent, servers.fromZero] = await Promise.all([
+      startThirdParty('ts-v1', 'stateless'), startThirdParty('ts-v1', 'stateless', { NO_PROGRESS: '1' }), startThirdParty('ts-v1', 'stateless', { COUNTDOWN_FROM_ZERO: '1' }),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(Object.values(servers).map((s) => s?.stop()));
@@ -42,5 +44,22 @@ describe('streaming rows for any server', () => {
     expect(failing).toEqual(['stream-progress-sent']);
     const message = silent.results!.requirements.find((x) => x.id === 'stream-progress-sent')!.checks.find((c) => c.status === 'fail')!.message;
     expect(message).toMatch(/no notifications\/progress before the result .* though the profile declares countdown a streaming call/);
+  });
+
+  // Issue 35 item 4: a countdown from 0 rightly sends no progress; the probe tries larger instances before it
+  // calls the tool silent, and says which arguments it used.
+  it('a tool whose smallest instance streams nothing is still found, with the arguments that streamed', async () => {
+    const run = await runCli(['--target', 'url', '--mcp-url', servers.fromZero!.url, '--seed', '1', '--only', 'stream-'], 90_000);
+    const status = statusOf(run.results);
+    for (const id of ['stream-final-result-id', 'stream-progress-token', 'stream-progress-increasing', 'stream-no-token-no-progress']) expect(status[id], `${id}\n${run.stdout}`).toBe('pass');
+    const found = observations(run.results, 'stream-progress-token').join('\n').match(/streaming call 1: countdown (\{[^}]*\}) \(found to send progress\)/);
+    expect(found, observations(run.results, 'stream-progress-token').join('\n')).not.toBeNull();
+    expect(JSON.parse(found![1]!).steps).toBeGreaterThan(0);
+  });
+
+  it('a silent server is told which arguments each tool was tried with', async () => {
+    const run = await runCli(['--target', 'url', '--mcp-url', servers.silent!.url, '--seed', '1', '--only', 'stream-final-result-id'], 90_000);
+    const reasons = run.results!.requirements.flatMap((r) => r.checks.map((c) => c.reason ?? c.message ?? ''));
+    expect(reasons.join('\n')).toMatch(/countdown with \{[^}]*\}/);
   });
 });
