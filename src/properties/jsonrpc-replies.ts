@@ -10,6 +10,15 @@ function messagesOf(res: WireResponse): unknown[] {
   return res.json === undefined ? [] : [res.json];
 }
 
+/**
+ * Whether a message could be a JSON-RPC message at all: a member JSON-RPC defines (an `error` only as an
+ * object). A body without one (a serialized exception, `{"error":"internal_error"}`) is a reply that holds no
+ * response: evidence on the rows of the input's own rule and of the 5xx, not on rows about what a response says.
+ */
+export function jsonRpcLike(m: unknown): m is Record<string, any> {
+  return isObject(m) && ('jsonrpc' in m || 'id' in m || 'result' in m || 'method' in m || isObject(m.error));
+}
+
 /** Responses among them (the final message of a stream; notifications before it are not responses). */
 export function responsesOf(res: WireResponse): any[] {
   return messagesOf(res).filter((m) => isObject(m) && !('method' in m));

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { check, describe } from '../../src/check.js';
 import { envelopeProperty, MAX_RUNS, postBody, withEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
-import { malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
+import { jsonRpcLike, malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
 import { isObject } from '../../src/tool-result.js';
 import type { WireResponse } from '../../src/wire/client.js';
 
@@ -46,7 +46,8 @@ describe.concurrent('jsonrpc properties', () => {
       // A request refused at the HTTP level without a JSON-RPC response carries no id to judge here (the rows of
       // the refusal judge it); a request accepted and never answered owes its response ("The Server MUST reply
       // with the same value in the Response object").
-      const refused = res.status >= 400 && responses.length === 0;
+      // A body holding no JSON-RPC member (a serialized exception) is no response either.
+      const refused = res.status >= 400 && !responses.some(jsonRpcLike);
       if (refused) return;
       judged += 1;
       if (what.kind === 'request') {
@@ -90,7 +91,7 @@ describe.concurrent('jsonrpc properties', () => {
       await envelopeProperty(c, propertyId, ({ responses, label }) => {
         for (const m of responses) {
           // A 4xx for a notification may carry a JSON-RPC error (or another body): judge what looks like JSON-RPC.
-          if (!(isObject(m) && ('jsonrpc' in m || 'result' in m || 'error' in m || 'id' in m))) continue;
+          if (!jsonRpcLike(m)) continue;
           if (rule.row === 'jsonrpc-error-object' && !('error' in m)) continue;
           judged += 1;
           const problem = rule.problem(m);
