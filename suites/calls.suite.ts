@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
-import { findId } from '../src/profile-derive.js';
+import { findId, listTools } from '../src/profile-derive.js';
 import { admittedTypes, type JsonType } from '../src/properties/schema-resolve.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import type { WireResponse } from '../src/wire/client.js';
@@ -28,12 +28,11 @@ const CONTENT_TYPES = ['text', 'image', 'audio', 'resource_link', 'resource'];
 
 const listBlocks = (c: CheckContext): CallRecipe => c.target.profile.calls.listBlocks ?? { tool: 'blocks.list', arguments: {} };
 
-/** The tools/list listing (first page is enough for the tools these checks call), by name. */
+/** The tools/list listing, every page (a tool these checks call may be on any of them), by name. */
 async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, any>> {
-  const res = await mcp.request('tools/list');
-  const tools = finalMessage(res)?.result?.tools;
-  c.verify(Array.isArray(tools), 'tools/list returns tools', 'a tools array', c.brief(res));
-  return new Map(tools.filter(isObject).map((t: any) => [t.name, t]));
+  const tools = await listTools(mcp);
+  c.verify(typeof tools !== 'string', 'tools/list returns tools', 'a tools array', tools);
+  return new Map((tools as any[]).filter(isObject).map((t: any) => [t.name, t]));
 }
 
 /**

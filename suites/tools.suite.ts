@@ -14,8 +14,11 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_PAGES = 20;
 const MODERN = '2026-07-28';
 
-/** Every page of tools/list, following `nextCursor` (bounded); fails the check on a reply without a result. */
-async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[] }> {
+/**
+ * Every page of tools/list, following `nextCursor` (bounded); fails the check on a reply without a result.
+ * `endless`: a nextCursor still came after MAX_PAGES pages; only tools-list-result-shape judges it (one fault, one row).
+ */
+async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[]; endless: boolean }> {
   const tools: any[] = [];
   const pages: any[] = [];
   let cursor: string | undefined;
@@ -25,11 +28,11 @@ async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[] 
     c.verify(res.status === 200 && isObject(msg?.result), 'tools/list answers 200 with a result', '200 and a result object', { status: res.status, body: msg ?? res.text.slice(0, 300) });
     pages.push(msg.result);
     if (Array.isArray(msg.result.tools)) tools.push(...msg.result.tools);
-    if (typeof msg.result.nextCursor !== 'string') return { tools, pages };
+    if (typeof msg.result.nextCursor !== 'string') return { tools, pages, endless: false };
     cursor = msg.result.nextCursor;
   }
   c.observe(`tools/list still had a nextCursor after ${MAX_PAGES} pages; stopped there`);
-  return { tools, pages };
+  return { tools, pages, endless: true };
 }
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -79,8 +82,12 @@ function modernToolsList(c: CheckContext): Promise<WireResponse> {
 
 describe('tools', () => {
   // "ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required)."
+  // Pagination: "An optional `nextCursor` field if more results exist": a cursor on every page claims results
+  // that never come, so the list is never complete.
   check('tools-list-result-shape', 'tools/list returns tools with a name and an inputSchema, and a string nextCursor if any', async (c) => {
-    const { tools, pages } = await listTools(c);
+    const { tools, pages, endless } = await listTools(c);
+    const last = pages.at(-1)?.nextCursor;
+    c.verify(!endless, `tools/list still had a nextCursor after ${MAX_PAGES} pages (last ${JSON.stringify(last)}): the list never ends`, `a page without nextCursor within ${MAX_PAGES} pages`, { pages: pages.length, lastNextCursor: last });
     for (const page of pages) {
       c.verify(Array.isArray(page.tools), 'result.tools is an array', 'an array', page.tools);
       c.verify(page.nextCursor === undefined || typeof page.nextCursor === 'string', 'nextCursor is a string when present', 'a string or absent', page.nextCursor);

@@ -7,8 +7,8 @@ export const toolsRequirements: Requirement[] = [
     group: 'tools',
     level: 'MUST',
     source: 'MCP 2025-11-25 schema ListToolsResult, Tool (TOOL-01); server/utilities/pagination',
-    text: 'ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required); `title` and `description` are strings when present.',
-    levelReason: 'The sentence is the MCP schema of the tools/list result, so a reply outside it is not a ListToolsResult at all: it binds as MUST.',
+    text: 'ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required); `title` and `description` are strings when present. Pagination: the server responds with "A current page of results" and "An optional `nextCursor` field if more results exist".',
+    levelReason: 'The sentence is the MCP schema of the tools/list result, so a reply outside it is not a ListToolsResult at all: it binds as MUST. A nextCursor on every page (still there after 20 pages) claims results that never come: the tool list is never complete, judged here.',
     generic: true,
   },
   {

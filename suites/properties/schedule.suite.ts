@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { check, describe } from '../../src/check.js';
 import { finalMessage } from '../../src/mcp-session.js';
+import { listTools } from '../../src/profile-derive.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import { previewArb, runsOf, showPreviews, verifyRuns, type Preview } from '../../src/properties/schedule-previews.js';
 import { passedDeadline } from '../../src/wire/client.js';
@@ -25,8 +26,9 @@ describe.concurrent('schedule properties', () => {
     const recipe = c.target.profile.streaming['schedule.preview'];
     if (!recipe || !('expression' in recipe.arguments) || !('count' in recipe.arguments)) return c.notTestable('the profile has no schedule.preview recipe with `expression` and `count`');
     const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, 'schedule-preview') : null;
-    const listed = await c.mcp.request('tools/list', undefined, { key });
-    const tool = (finalMessage(listed)?.result?.tools ?? []).find((t: any) => t?.name === recipe.tool);
+    // Every page: the tool may be on any of them.
+    const listed = await listTools({ request: (method, params) => c.mcp.request(method, params, { key }) });
+    const tool: any = (typeof listed === 'string' ? [] : listed).find((t) => t?.name === recipe.tool);
     const props = tool?.inputSchema?.properties ?? {};
     if (!tool || !['expression', 'count', 'from', 'timezone'].every((p) => p in props)) {
       return c.notTestable(`tools/list has no ${recipe.tool} taking expression, count, from and timezone`);

@@ -294,6 +294,9 @@ class Runner:
                     cursor = page.next_cursor
                     if not cursor:
                         break
+                else:
+                    # An agent never gets the whole list: not a list the client can use.
+                    raise RuntimeError("tools/list still had a nextCursor after 100 pages")
             self.emit("list", ok=True, tools=names)
         except TimeoutError:
             self.emit("list", ok=False, error=f"tools/list timed out after {round(timeout * 1000)} ms")

@@ -88,6 +88,19 @@ async function fatal(err: unknown): Promise<never> {
 }
 
 /** Rejects after `ms` if `promise` has not settled: a bound on top of the SDK's own request timeout. */
+/** Every page of tools/list, following nextCursor as an agent does (the SDK returns one page); bounded like the python client. */
+async function listAllTools(client: SdkClient, timeoutMs: number): Promise<{ name: string }[]> {
+  const tools: { name: string }[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+    tools.push(...result.tools);
+    if (typeof result.nextCursor !== 'string' || result.nextCursor === '') return tools;
+    cursor = result.nextCursor;
+  }
+  throw new Error('tools/list still had a nextCursor after 100 pages');
+}
+
 function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -362,7 +375,7 @@ async function runMode(mode: Mode): Promise<void> {
 
   if (connected) {
     try {
-      const { tools } = await bounded(main.client.listTools(undefined, { timeout: timeoutMs }), timeoutMs + 1_000, 'tools/list');
+      const tools = await bounded(listAllTools(main.client, timeoutMs), timeoutMs + 1_000, 'tools/list');
       say('list', { ok: true, tools: tools.map((t) => t.name) });
     } catch (err) {
       say('list', { ok: false, error: failure(err) });
