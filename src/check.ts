@@ -61,6 +61,8 @@ export interface CheckContext {
   property<T>(spec: PropertySpec<T>): Promise<void>;
   /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
   tagClient(tag: InteropTag): void;
+  /** Keeps the whole wire log in the reports, whatever the verdict: it is what the verdict rests on (a probe's calls). */
+  keepWire(): void;
 }
 
 /** The request a check failed on because the target accepts no connection any more, described; else undefined. */
@@ -259,6 +261,9 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
     recordingFetch: () => recordingFetch(wire, secrets(), () => http.waitRoom()),
     tagClient(tag) {
       record.interop = tag;
+    },
+    keepWire() {
+      record.keepWire = true;
     },
     async property(spec) {
       if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);

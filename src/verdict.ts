@@ -38,6 +38,8 @@ export interface CheckRecord {
   wire: Exchange[];
   /** Exchanges of a check that neither failed nor broke left out of `wire` (src/wire/wire-sample.ts). */
   wireLeftOut?: number;
+  /** The whole wire log is the verdict's evidence (a probe that found nothing to judge): kept whatever the status. */
+  keepWire?: boolean;
   durationMs: number;
   /** When the check started (ISO): with durationMs, the wall time of checks that ran side by side. */
   startedAt?: string;

@@ -19,6 +19,8 @@ async function streamOf(c: CheckContext, slot: number, variant: Variant): Promis
   const call = round.calls[slot - 1];
   if (!call) {
     c.http.log.push(...round.discovery);
+    // The probe's calls are why no tool was found to stream: kept whole once, with the first slot's first variant.
+    if (slot === 1 && variant === VARIANTS[0]) c.keepWire();
     c.notApplicable(`not applicable: no streaming call ${slot} (${round.why})`);
   }
   const s = round.streams.find((x) => x.call === call && x.variant === variant)!;

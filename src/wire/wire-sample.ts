@@ -4,7 +4,8 @@ import type { CheckRecord } from '../verdict.js';
 export const KEPT_EXCHANGES = 2;
 
 /**
- * results.json keeps the whole wire log of every check that failed or broke (the evidence a person reads),
+ * results.json keeps the whole wire log of every check that failed or broke (the evidence a person reads), or
+ * whose verdict rests on all of it (`keepWire`: a probe that found nothing),
  * and of every other check KEPT_EXCHANGES exchanges, counting the rest in `wireLeftOut`: its first, and its
  * fullest stream after that (the most events; else its second), since a streaming check's stream comes
  * after its handshake and its setup.
@@ -13,7 +14,9 @@ export const KEPT_EXCHANGES = 2;
  */
 export function sampleWire(records: CheckRecord[]): void {
   for (const r of records) {
-    if (r.status === 'fail' || r.status === 'error' || r.wire.length <= KEPT_EXCHANGES) continue;
+    const keep = r.keepWire;
+    delete r.keepWire;
+    if (keep || r.status === 'fail' || r.status === 'error' || r.wire.length <= KEPT_EXCHANGES) continue;
     // The stream that shows the most (its events), the first of equals.
     let stream = -1;
     r.wire.forEach((x, i) => {

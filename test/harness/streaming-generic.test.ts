@@ -61,5 +61,8 @@ describe('streaming rows for any server', () => {
     const run = await runCli(['--target', 'url', '--mcp-url', servers.silent!.url, '--seed', '1', '--only', 'stream-final-result-id'], 90_000);
     const reasons = run.results!.requirements.flatMap((r) => r.checks.map((c) => c.reason ?? c.message ?? ''));
     expect(reasons.join('\n')).toMatch(/countdown with \{[^}]*\}/);
+    // The probe's calls are the evidence for "no streaming call": kept whole in the reports, not cut to two.
+    const kept = run.results!.requirements.flatMap((r) => r.checks).filter((c) => c.wire.some((x) => x.request.body?.includes('"tools/call"')));
+    expect(kept.some((c) => c.wireLeftOut === undefined && c.wire.filter((x) => x.request.body?.includes('"tools/call"')).length >= 3), JSON.stringify(kept.map((c) => [c.name, c.wire.length, c.wireLeftOut]))).toBe(true);
   });
 });
