@@ -43,6 +43,8 @@ export interface LedgerTarget {
   apiKey?: string;
   otherKey?: string;
   revokedKey?: string;
+  /** The harness's own mail sink the target mails to: the claim mail is a reply of the target's too. */
+  mailboxUrl?: string;
 }
 
 /** Sightings kept with their exchange per run; the rest are counted. */
@@ -65,8 +67,8 @@ export class KeyLedger {
   private sightings: KeySighting[] = [];
   private sightingsLeftOut = 0;
   private inspected = 0;
-  /** The matcher of the keys known at `version` less those `minted`: built again only when either changes. */
-  private matcher: { version: number; minted: string; keys: string[]; m: SpellingMatcher } | undefined;
+  /** The matcher of the keys known at `version`: built again only when it changes. */
+  private matcher: { version: number; keys: string[]; m: SpellingMatcher } | undefined;
   /** Counts the changes to the known keys. */
   private version = 0;
   private redactionList: string[] | undefined;
@@ -83,7 +85,7 @@ export class KeyLedger {
 
   /** Watches `target`: its origins are where replies are judged, its keys are known (once per run: the ledger is the run's). */
   configure(target: LedgerTarget): void {
-    for (const url of [target.baseUrl, target.mcpUrl]) {
+    for (const url of [target.baseUrl, target.mcpUrl, ...(target.mailboxUrl ? [target.mailboxUrl] : [])]) {
       try {
         this.origins.add(new URL(url).origin);
       } catch {
@@ -132,10 +134,9 @@ export class KeyLedger {
   inspect(reply: InspectedReply): KeySighting | undefined {
     if (!this.watches(reply.url)) return undefined;
     this.inspected++;
-    const minted = reply.minted?.join('\u0000') ?? '';
-    if (this.matcher?.version !== this.version || this.matcher.minted !== minted) {
-      const keys = [...this.keys.keys()].filter((k) => !reply.minted?.includes(k));
-      this.matcher = { version: this.version, minted, keys, m: new SpellingMatcher(keys) };
+    if (this.matcher?.version !== this.version) {
+      const keys = [...this.keys.keys()];
+      this.matcher = { version: this.version, keys, m: new SpellingMatcher(keys) };
     }
     const { keys, m } = this.matcher;
     if (keys.length === 0) return undefined;
@@ -148,7 +149,9 @@ export class KeyLedger {
     };
     for (const [name, value] of Object.entries(reply.headers)) look(`header ${name}`, `${name}: ${value}`);
     if (reply.events) reply.events.forEach((e, i) => look(`SSE event ${i + 1}`, e.data));
-    else look('the body', reply.body);
+    // "The plaintext key is displayed once": the minting reply's `apiKey` member is that once, and only it (the
+    // key in its claimUrl, mailed to the human too, or another member is shown again).
+    else look('the body', reply.minted?.length ? withoutApiKey(reply.body) : reply.body);
     if (found.length === 0) return undefined;
     const exchange = reply.exchange ? JSON.parse(JSON.stringify(reply.exchange)) as Exchange : undefined;
     const sighting: KeySighting = { by: reply.by ?? checkScope.getStore() ?? OUTSIDE_CHECKS, request: reply.request, status: reply.status, found, ...(exchange && { exchange }) };
@@ -180,6 +183,18 @@ export class KeyLedger {
   }
 }
 
+/** A bootstrap reply's body without its `apiKey` member (as it came, when it is not a JSON object). */
+function withoutApiKey(body: string | undefined): string | undefined {
+  try {
+    const json = JSON.parse(body ?? '') as unknown;
+    if (!json || typeof json !== 'object' || Array.isArray(json)) return body;
+    const { apiKey: _, ...rest } = json as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return body;
+  }
+}
+
 /** Who sent a request made outside every check (revision detection, profile derivation, the interop matrix's setup). */
 export const OUTSIDE_CHECKS = 'the run itself, outside any check';
 
@@ -192,7 +207,7 @@ export interface InspectedReply {
   headers: Record<string, string>;
   body?: string;
   events?: { data: string }[];
-  /** Keys this very reply minted (a bootstrap reply's `apiKey`): the one place a key may appear. */
+  /** Keys this very reply minted: its `apiKey` member is the one place a key may appear. */
   minted?: string[];
   /** The recorded exchange, once its response is recorded (redacted). */
   exchange?: Exchange;
