@@ -143,15 +143,20 @@ export class KeyLedger {
     // A reply repeating what the request carried in its body (a tool echoing its arguments) shows nothing new.
     const sent = new Set(reply.requestBody ? m.find(reply.requestBody).map((x) => x.owner) : []);
     const found: string[] = [];
-    const look = (where: string, text: string | undefined) => {
-      const hit = text ? m.find(text).find((x) => !sent.has(x.owner)) : undefined;
+    const minted = new Set((reply.minted ?? []).map((k) => keys.indexOf(k)));
+    const look = (where: string, text: string | undefined, mintedToo = true) => {
+      const hit = text ? m.find(text).find((x) => !sent.has(x.owner) && (mintedToo || !minted.has(x.owner))) : undefined;
       if (hit) found.push(`${where}: ${this.keys.get(keys[hit.owner]!)}, spelt as ${hit.spelling.form}${hit.casing === 'as is' ? '' : `, ${hit.casing}`}`);
     };
     for (const [name, value] of Object.entries(reply.headers)) look(`header ${name}`, `${name}: ${value}`);
     if (reply.events) reply.events.forEach((e, i) => look(`SSE event ${i + 1}`, e.data));
-    // "The plaintext key is displayed once": the minting reply's `apiKey` member is that once, and only it (the
-    // key in its claimUrl, mailed to the human too, or another member is shown again).
-    else look('the body', reply.minted?.length ? withoutApiKey(reply.body) : reply.body);
+    // "The plaintext key is displayed once": the minting reply is that once (its parts beside apiKey too), but
+    // not a link it hands on (its claimUrl, mailed to the human too): in a link the key is shown again.
+    else if (minted.size === 0) look('the body', reply.body);
+    else {
+      look('the body', reply.body, false);
+      if (found.length === 0) look('a link in the body', linksOf(reply.body));
+    }
     if (found.length === 0) return undefined;
     const exchange = reply.exchange ? JSON.parse(JSON.stringify(reply.exchange)) as Exchange : undefined;
     const sighting: KeySighting = { by: reply.by ?? checkScope.getStore() ?? OUTSIDE_CHECKS, request: reply.request, status: reply.status, found, ...(exchange && { exchange }) };
@@ -183,15 +188,14 @@ export class KeyLedger {
   }
 }
 
-/** A bootstrap reply's body without its `apiKey` member (as it came, when it is not a JSON object). */
-function withoutApiKey(body: string | undefined): string | undefined {
+/** The http(s) links a bootstrap reply hands on (its claimUrl, any URL-valued member), one a line. */
+function linksOf(body: string | undefined): string | undefined {
   try {
     const json = JSON.parse(body ?? '') as unknown;
-    if (!json || typeof json !== 'object' || Array.isArray(json)) return body;
-    const { apiKey: _, ...rest } = json as Record<string, unknown>;
-    return JSON.stringify(rest);
+    if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+    return Object.values(json).filter((v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v)).join('\n');
   } catch {
-    return body;
+    return undefined;
   }
 }
 
@@ -207,7 +211,7 @@ export interface InspectedReply {
   headers: Record<string, string>;
   body?: string;
   events?: { data: string }[];
-  /** Keys this very reply minted: its `apiKey` member is the one place a key may appear. */
+  /** Keys this very reply minted: the reply displays them, but the links it hands on may not hold them. */
   minted?: string[];
   /** The recorded exchange, once its response is recorded (redacted). */
   exchange?: Exchange;
