@@ -1,5 +1,6 @@
 import { bootstrapPermit, budgetSpentReason } from './budget/run-ledger.js';
 import type { TargetInfo } from './target-info.js';
+import { unusableKeyReason } from './kit/key-form.js';
 import { tryBootstrapKey } from './targets/bootstrap-keys.js';
 import type { Exchange } from './wire/exchange.js';
 import { redact } from './wire/redact.js';
@@ -19,6 +20,9 @@ export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], 
   if ('refused' in outcome) return { exchanges: log, note: outcome.refused };
   // Too short to be told from text (redact() matches a secret under 8 characters only as a whole token): not used as a key.
   if (outcome.apiKey.length < 8) return { exchanges: [], note: 'bootstrap answered with an apiKey too short to be a key' };
+  // A key that cannot be a Bearer credential is judged once (bootstrap-key-b64token), never sent by the run.
+  const unusable = unusableKeyReason(outcome.apiKey);
+  if (unusable) return { exchanges: [], note: unusable };
   secrets.push(outcome.apiKey);
   // The key became known only in its reply: the recorded exchange is redacted after the fact.
   return { key: outcome.apiKey, exchanges: log.map((x) => JSON.parse(redact(JSON.stringify(x), secrets)) as Exchange), note: `a workspace bootstrapped for ${purpose}` };

@@ -30,6 +30,12 @@ export interface TargetInfo {
   noKeyReason?: string;
   /** Why there is no `otherKey`. */
   noOtherKeyReason?: string;
+  /**
+   * The replies of the preparation's own bootstraps (keys A, B, ... in order): the bootstrap rows compare them
+   * with the suite's own, spending nothing more (a service answering every bootstrap with one cached reply
+   * hands out one key twice).
+   */
+  bootstrapped?: { label: string; apiKey: string; claimUrl?: string }[];
   /** A revoked key (`--revoked-key`, or minted then revoked on the embedded target). */
   revokedKey?: string;
   /** Prefix before `_live_` in keys, learnt from the keys in hand. */

@@ -67,6 +67,8 @@ export async function scheduleCalls(c: CheckContext): Promise<ScopedResource> {
     const { createSchedule: create, listSchedules: list, readSchedule: read, writeSchedule: write } = profile.calls;
     return { ...base, create, ...(list && { list }), reads: read ? [read] : [], writes: write ? [write] : [], notes: [`the schedule recipes of the profile "${profile.name}"`] };
   }
+  // No key to list with (bootstrap refused, a key that cannot be sent): the rows needing one say why.
+  if (!c.target.apiKey && c.target.noKeyReason) c.notTestable(c.target.noKeyReason);
   const tools = await listTools(c.mcp);
   if (typeof tools === 'string') throw new CheckFailure(`tools/list, which says whether the target offers schedules, could not be read: ${tools}`, 'a tool list', tools);
   const found = deriveResourceTools(tools, 'schedule', c.target.seed);

@@ -129,8 +129,11 @@ function errorCode(value: string | undefined): string | undefined {
 describe.concurrent('auth', () => {
   // "Every request to the MCP endpoint carries `Authorization: Bearer <API_KEY>`."
   // "Invalid or expired tokens MUST receive a HTTP 401 response."
+  // The key travels in that header only: "Access tokens MUST NOT be included in the URI query string" (MCP
+  // 2025-06-18 Authorization §Token Handling, a client rule) is why a server must not invite it elsewhere. A request
+  // whose only credential is the key in the query string or the body has no Authorization header: a 401.
   check('auth-missing-key-401', 'requests without an Authorization header get 401, whatever the message', async (c) => {
-    keyOf(c);
+    const { key } = keyOf(c);
     const bodies: [string, unknown][] = [
       ['tools/list', list()],
       ['ping', { jsonrpc: '2.0', id: requestId(), method: 'ping' }],
@@ -139,6 +142,21 @@ describe.concurrent('auth', () => {
       ['tools/call blocks.list', { jsonrpc: '2.0', id: requestId(), method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
     ];
     const results = await Promise.all(bodies.map(async ([label, body]) => ({ v: { label, authorization: null }, res: await c.mcp.post(body, { key: null, refusal: true }) })));
+    try {
+      const elsewhere = await Promise.all([
+        ...['access_token', 'api_key'].map(async (name) => {
+          const url = new URL(c.target.mcpUrl);
+          url.searchParams.set(name, key);
+          const body = list();
+          const res = await c.http.request(url.href, { method: 'POST', headers: c.mcp.headers({ key: null }, body), json: body, throttleIsAnswer: true });
+          return { v: { label: `tools/list with the key as ?${name}= and no Authorization header`, authorization: null }, res };
+        }),
+        (async () => ({ v: { label: 'tools/list with the key in the body (params.apiKey) and no Authorization header', authorization: null }, res: await c.mcp.post({ ...list(), params: { apiKey: key } }, { key: null, refusal: true }) }))(),
+      ]);
+      results.push(...elsewhere);
+    } finally {
+      scrub(c);
+    }
     expect401(c, results);
   });
 

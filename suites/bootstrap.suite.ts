@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
-import { hasKeyForm } from '../src/kit/key-form.js';
+import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
+import { SpellingMatcher } from '../src/kit/key-spellings.js';
 import { verifyHttpsUrls } from '../src/handed-out-urls.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -19,7 +20,6 @@ import { runOnce } from '../src/kit/run-scope.js';
 
 const PATH = '/api/agent/bootstrap';
 const AGENT_NAME = 'mcp-conformance-bootstrap-suite';
-const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 /** How long the claim mail may take to arrive, and how often the mailbox is read meanwhile. */
 const MAIL_DEADLINE_MS = 6000;
 const MAIL_POLL_MS = 100;
@@ -85,7 +85,8 @@ async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
     const body = validBody('reply');
     const res = await rec.bootstrap({ json: body });
     const key = res.json?.apiKey;
-    const firstUse = typeof key === 'string' ? await new McpSession(rec.http, c.target).request('tools/list', undefined, { key }) : undefined;
+    // A key that cannot be a Bearer credential is judged by bootstrap-key-b64token, never put in a header.
+    const firstUse = typeof key === 'string' && !unusableKeyReason(key) ? await new McpSession(rec.http, c.target).request('tools/list', undefined, { key }) : undefined;
     return { body, res, firstUse, exchanges };
   });
   const b = await shared;
@@ -103,6 +104,41 @@ function shape(key: string): string {
 function verifyCreated(c: CheckContext, res: WireResponse): void {
   c.verify(res.status === 200 || res.status === 201, 'the bootstrap of a valid body succeeds (200 or 201)', '200 or 201', res.status);
   c.verify(res.json !== undefined && typeof res.json === 'object', 'the reply is a JSON object', 'application/json object', res.mediaType || '(no content type)');
+}
+
+type Mail = { to?: string[]; subject?: string | null; text?: string | null; raw?: string };
+
+/**
+ * The claim mail to `humanEmail`, read once per run from the mailbox (`--mailbox-url`) and shared by the checks
+ * that judge it; undefined when none arrived in time. Reads are not recorded one by one: the last is the
+ * evidence, its body narrowed to this mail (the mailbox holds every mail the sink got).
+ */
+function claimMail(c: CheckContext, humanEmail: string): Promise<{ mail?: Mail; evidence: Exchange[] }> {
+  return runOnce(`claim mail ${humanEmail}`, async () => {
+    const scratch: Exchange[] = [];
+    const rec = new Recorder(scratch, c);
+    const deadline = performance.now() + MAIL_DEADLINE_MS;
+    let mail: Mail | undefined;
+    for (let i = 0; i < MAIL_DEADLINE_MS / MAIL_POLL_MS && !mail; i++) {
+      const box = await rec.request(c.target.mailboxUrl!, { method: 'GET', headers: { accept: 'application/json' } });
+      const mails: Mail[] = Array.isArray(box.json) ? box.json : [];
+      mail = mails.find((m) => (m.to ?? []).some((to) => to.toLowerCase() === humanEmail.toLowerCase()));
+      if (mail || performance.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, MAIL_POLL_MS));
+    }
+    const last = scratch.at(-1);
+    if (last) {
+      if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${humanEmail}]`;
+      redactInPlace(last, runSecrets(c.target, [...learnt()]));
+    }
+    return { ...(mail && { mail }), evidence: last ? [last] : [] };
+  });
+}
+
+/** Where in `text` a spelling of `key` appears (src/kit/key-spellings.ts): `spelt as <form>`, or undefined. */
+function keyIn(key: string, text: string | undefined): string | undefined {
+  const hit = text ? new SpellingMatcher([key]).find(text)[0] : undefined;
+  return hit && `spelt as ${hit.spelling.form}${hit.casing === 'as is' ? '' : `, ${hit.casing}`}`;
 }
 
 interface Probe { label: string; body: { json: unknown } | { raw: string } }
@@ -179,7 +215,10 @@ describe.concurrent('bootstrap', () => {
     c.verify(typeof key === 'string' && key.length > 0, 'the reply has an apiKey string', 'string', typeof key);
     // The prefix may hold any character (`acme_sk`): the form is checked with src/kit/key-form.ts, never by splitting at `_`.
     const prefix = c.target.keyPrefix;
-    c.verify(hasKeyForm(key, prefix), `the key has the form ${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, `${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, shape(key));
+    // Characters outside b64token (a trailing newline) are bootstrap-key-b64token's to judge, once: the form is judged around them.
+    const unusable = unusableKeyReason(key);
+    if (unusable) c.observe(`${unusable}: the form is judged on the key without surrounding white space`);
+    c.verify(hasKeyForm(unusable ? key.trim() : key, prefix), `the key has the form ${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, `${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, shape(key));
   });
 
   // "b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=""
@@ -205,7 +244,7 @@ describe.concurrent('bootstrap', () => {
     }
     c.verify(!!url && (url.protocol === 'https:' || url.protocol === 'http:'), 'claimUrl is an absolute http(s) URL a human can open', 'absolute http(s) URL', claimUrl);
     if (url!.protocol !== 'https:') c.observe(`claimUrl uses ${url!.protocol} (a deployment serves it over https)`);
-    if (typeof res.json.apiKey === 'string' && claimUrl.includes(res.json.apiKey)) c.observe('claimUrl contains the apiKey: the human would receive the agent\'s credential');
+    // A claimUrl holding the key is a failure of auth-key-never-echoed (the check "the key is shown once" below).
   });
 
   // "No Authorization header is sent." — "Bootstrap (no auth) yields a temporary key (`apiKey`) usable the same way."
@@ -222,6 +261,7 @@ describe.concurrent('bootstrap', () => {
   check('bootstrap-key-works', 'the returned key works on the MCP endpoint at once', async (c) => {
     const { res, firstUse } = await bootstrapOnce(c);
     verifyCreated(c, res);
+    if (typeof res.json?.apiKey === 'string' && unusableKeyReason(res.json.apiKey)) c.notTestable(unusableKeyReason(res.json.apiKey)!);
     c.verify(!!firstUse, 'the reply has a key to use', 'apiKey', Object.keys(res.json));
     c.verify(firstUse!.status === 200, 'tools/list with the new key, sent right after the reply, is accepted', 200, firstUse!.status);
     const tools = finalMessage(firstUse!)?.result?.tools;
@@ -301,31 +341,68 @@ describe.concurrent('bootstrap', () => {
     verifyCreated(c, res);
     const claimUrl = res.json.claimUrl;
     c.verify(typeof claimUrl === 'string', 'the reply has a claimUrl to look for', 'string', typeof claimUrl);
-    // Poll without recording every read; the last read is the evidence.
-    const scratch: Exchange[] = [];
-    const rec = new Recorder(scratch, c);
-    const deadline = performance.now() + MAIL_DEADLINE_MS;
-    type Mail = { to?: string[]; subject?: string | null; text?: string | null; raw?: string };
-    let mail: Mail | undefined;
-    for (let i = 0; i < MAIL_DEADLINE_MS / MAIL_POLL_MS && !mail; i++) {
-      const box = await rec.request(c.target.mailboxUrl!, { method: 'GET', headers: { accept: 'application/json' } });
-      const mails: Mail[] = Array.isArray(box.json) ? box.json : [];
-      mail = mails.find((m) => (m.to ?? []).some((to) => to.toLowerCase() === body.humanEmail.toLowerCase()));
-      if (mail || performance.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, MAIL_POLL_MS));
-    }
-    const last = scratch.at(-1);
-    if (last) {
-      // The mailbox holds every mail the sink got: keep only this one in the evidence.
-      if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${body.humanEmail}]`;
-      redactInPlace(last, runSecrets(c.target, [...learnt()]));
-      c.http.log.push(last);
-    }
+    const { mail, evidence } = await claimMail(c, body.humanEmail);
+    c.http.log.push(...evidence);
     c.verify(!!mail, `a mail to the humanEmail arrives within ${MAIL_DEADLINE_MS / 1000} s`, body.humanEmail, 'no mail');
     const text = `${mail!.text ?? ''}\n${mail!.raw ?? ''}`;
     const links = [...new Set(text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])].slice(0, 5);
     c.verify(text.includes(claimUrl), 'the mail holds the claimUrl the agent was given', claimUrl, links);
-    if (typeof res.json.apiKey === 'string' && text.includes(res.json.apiKey)) c.observe('the claim mail contains the apiKey');
+    // The key in the mail is a failure of auth-key-never-echoed (the check "the key is shown once" below).
+  });
+
+  // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
+  // The minting reply displays it in its `apiKey` member, and nowhere else: not in the claimUrl (a link for the
+  // human, also mailed), another member or a header of that reply, nor the claim mail. The run-wide half of the
+  // row (src/key-echoes.ts) judges every other reply.
+  check('auth-key-never-echoed', 'the key is shown once: in the bootstrap reply\'s apiKey, never its claimUrl or another link, its headers or the claim mail', async (c) => {
+    const { body, res } = await bootstrapOnce(c);
+    const key = res.json?.apiKey;
+    // A refused bootstrap, or a reply without a key, displays none: the bootstrap rows judge the reply itself.
+    if ((res.status !== 200 && res.status !== 201) || typeof key !== 'string' || key.length < 8) c.notTestable(`the bootstrap answered ${res.status} without a key: no minting reply to look through`);
+    const rest = res.json as Record<string, unknown>;
+    const found: string[] = [];
+    const look = (where: string, text: string | undefined) => {
+      const hit = keyIn(key, text);
+      if (hit) found.push(`${where}: the key, ${hit}`);
+    };
+    // The reply is the one display (its parts beside apiKey are that display too); a link it hands on is not.
+    for (const [member, value] of Object.entries(rest)) if (typeof value === 'string' && /^https?:\/\//i.test(value)) look(`the reply's ${member}`, value);
+    for (const [name, value] of Object.entries(res.headers)) look(`header ${name}`, `${name}: ${value}`);
+    if (c.target.mailboxUrl) {
+      const { mail, evidence } = await claimMail(c, body.humanEmail);
+      c.http.log.push(...evidence);
+      if (mail) look('the claim mail', `${mail.subject ?? ''}\n${mail.text ?? ''}\n${mail.raw ?? ''}`);
+      else c.observe('no claim mail arrived to look through (bootstrap-claim-mail judges its delivery)');
+    } else c.observe('no mailbox to read the claim mail from (give --mailbox-url): only the reply is looked through');
+    c.verify(found.length === 0, `the key appears beyond the reply's apiKey member (${found.join('; ')})`, 'the key only in apiKey', found);
+  });
+
+  // "Workspace: Container that a key is scoped to. It has a name (`workspaceName` at bootstrap)." — "`workspaceName`:
+  // Name of the workspace to create." Each bootstrap creates a workspace of its own, with its own key and claim link:
+  // the preparation's bootstraps (keys A and B) and this suite's are compared, at no extra cost to the budget.
+  check('bootstrap-fresh-workspace', 'every bootstrap gives a key and a claim link of its own (no reply is handed out twice)', async (c) => {
+    const earlier = c.target.bootstrapped ?? [];
+    const { res } = await bootstrapOnce(c);
+    const replies = [...earlier.map((r) => ({ label: `the preparation's bootstrap ${r.label}`, apiKey: r.apiKey, claimUrl: r.claimUrl })),
+      ...(typeof res.json?.apiKey === 'string' ? [{ label: 'this suite\'s bootstrap', apiKey: res.json.apiKey as string, claimUrl: typeof res.json.claimUrl === 'string' ? res.json.claimUrl as string : undefined }] : [])];
+    if (replies.length < 2) c.notTestable(`${replies.length} bootstrap reply with a key in this run: two are needed to compare`);
+    c.observe(`${replies.length} bootstrap replies compared: ${replies.map((r) => r.label).join(', ')}`);
+    const same = (field: 'apiKey' | 'claimUrl', what: string) => {
+      const seen = new Map<string, string>();
+      const twice: string[] = [];
+      for (const r of replies) {
+        const v = r[field];
+        if (!v) continue;
+        const first = seen.get(v);
+        if (first) twice.push(`${r.label} gave the same ${what} as ${first}`);
+        else seen.set(v, r.label);
+      }
+      return twice;
+    };
+    const keys = same('apiKey', 'key');
+    c.verify(keys.length === 0, `each bootstrap creates a workspace of its own with its own key (${keys.join('; ')})`, 'a new key per bootstrap', keys);
+    const links = same('claimUrl', 'claimUrl');
+    c.verify(links.length === 0, `each bootstrap hands out a claim link of its own (${links.join('; ')})`, 'a new claimUrl per bootstrap', links);
   });
 
   // "The agent passes `claimUrl` to the human." (A link for a human resolves: GET answers below 400.)

@@ -58,6 +58,8 @@ async function runRound(target: TargetInfo): Promise<Sent[]> {
 
 /** The round's replies; a round where none arrived is the service's failure. */
 async function replies(c: CheckContext): Promise<LabelledReply[]> {
+  // No key to send the round with (bootstrap refused, a key that cannot be sent): not testable, and why.
+  if (!c.target.apiKey && c.target.noKeyReason) c.notTestable(c.target.noKeyReason);
   const sent = await runOnce('wire round', () => runRound(c.target));
   const failed = sent.filter((x) => !x.res);
   if (failed.length > 0) c.observe(`${failed.length} request(s) got no reply: ${failed.slice(0, 3).map((x) => `${x.label}: ${x.error}`).join('; ')}`);

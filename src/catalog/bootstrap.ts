@@ -44,6 +44,13 @@ export const bootstrapRequirements: Requirement[] = [
     text: 'The agent connects to the MCP endpoint with the returned `apiKey` (a temporary MCP key, returned immediately).',
   },
   {
+    id: 'bootstrap-fresh-workspace',
+    group: 'bootstrap',
+    level: 'MUST',
+    source: 'service.md §Endpoints 2 (Request body: `workspaceName`, `canvasName`); §Resources (Workspace, Canvas, Claim link); §Authentication 3',
+    text: '`workspaceName`: Name of the workspace to create. `canvasName`: Name of the canvas to create. A key is workspace-scoped: one key carries the context of one workspace. (Each bootstrap creates its own workspace: two bootstraps give two keys and two claim links, never one reply handed out twice.)',
+  },
+  {
     id: 'bootstrap-missing-email-4xx',
     group: 'bootstrap',
     level: 'MUST',

@@ -34,3 +34,17 @@ export function hasKeyForm(key: string, prefix?: string): boolean {
   if (prefix === undefined) return splitKey(key) !== undefined;
   return key.startsWith(`${prefix}${LIVE}`) && key.length > prefix.length + LIVE.length;
 }
+
+/** RFC 6750 §2.1: `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
+export const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+
+/**
+ * Why a key handed out by the service cannot be sent as `Authorization: Bearer <key>` (undefined: it can).
+ * Such a key is judged once, by `bootstrap-key-b64token`; the run never puts it in a header of its own (an
+ * HTTP client refuses a newline there, and every row needing a key would fail with the client's message).
+ */
+export function unusableKeyReason(key: string): string | undefined {
+  if (B64TOKEN.test(key)) return undefined;
+  const odd = [...new Set(Array.from(key).filter((ch) => !/[A-Za-z0-9._~+/=-]/.test(ch)))].map((ch) => JSON.stringify(ch)).join(', ');
+  return `the bootstrapped key is not an RFC 6750 b64token (it holds ${odd || 'a "=" before its end'}), so it cannot be sent as a Bearer credential (bootstrap-key-b64token judges its form)`;
+}

@@ -329,13 +329,14 @@ export class SpellingMatcher {
   }
 
   /** `text` with every spelling replaced by `replacement`. */
-  replace(text: string, replacement: string): string {
+  /** `replacement`: a fixed text, or one per secret (its place in this matcher's list), such as a stable alias. */
+  replace(text: string, replacement: string | ((owner: number) => string)): string {
     const matches = this.find(text);
     if (matches.length === 0) return text;
     let out = '';
     let at = 0;
     for (const m of matches) {
-      out += text.slice(at, m.index) + replacement;
+      out += text.slice(at, m.index) + (typeof replacement === 'string' ? replacement : replacement(m.owner));
       at = m.index + m.length;
     }
     return out + text.slice(at);

@@ -12,9 +12,29 @@
  * (`<prefix>_live_<16+ chars>`), a Bearer credential, URL userinfo or a credential query value is
  * scrubbed too: hostile servers echo altered copies, and checks send altered keys on purpose.
  */
+import { hasKeyForm } from './key-form.js';
 import { matcherFor, SpellingMatcher } from './key-spellings.js';
+import { scoped, slot } from './run-scope.js';
 
 export const REDACTED = '[REDACTED]';
+
+/**
+ * Each known secret is replaced by an alias stable for the run (`<key#1>`, `<secret#2>`), in every spelling and
+ * every report, so that evidence keeps which values were equal and which differed (an event id equal to the
+ * session id, one key sent twice) while no secret is written. The number says only the order in which the run
+ * first redacted each secret. Text that is only shaped like a secret (patterns below) stays `[REDACTED]`.
+ */
+const ALIASES = slot('secret aliases', () => new Map<string, string>());
+
+export function aliasOf(secret: string): string {
+  const aliases = scoped(ALIASES);
+  let alias = aliases.get(secret);
+  if (alias === undefined) aliases.set(secret, (alias = `<${hasKeyForm(secret) ? 'key' : 'secret'}#${aliases.size + 1}>`));
+  return alias;
+}
+
+/** The alias of each secret of `list`, by its place in the list (a matcher's owner). */
+const aliasing = (list: readonly string[]) => (owner: number) => aliasOf(list[owner]!);
 
 /** Anything shaped like a service key (`<prefix>_live_<16+ characters>`), known or not: altered keys leak too. */
 export function scrubKeyShapes(text: string): string {
@@ -24,7 +44,7 @@ export function scrubKeyShapes(text: string): string {
 
 /** Replaces every spelling of every given secret, then anything key-shaped (the wire client's rule as it records). */
 export function redact(text: string, secrets: readonly string[]): string {
-  return scrubKeyShapes(matcherFor(secrets).replace(text, REDACTED));
+  return scrubKeyShapes(matcherFor(secrets).replace(text, aliasing(secrets)));
 }
 
 /**
@@ -89,9 +109,12 @@ export interface SecretSources {
 /** A run's secrets, built once per run; `scrub` is the one text scrubber of every report. */
 export class Secrets {
   private readonly matcher: SpellingMatcher;
+  private readonly alias: (owner: number) => string;
 
   constructor(private readonly values: readonly string[] = []) {
-    this.matcher = new SpellingMatcher([...new Set(values)]);
+    const unique = [...new Set(values)];
+    this.matcher = new SpellingMatcher(unique);
+    this.alias = aliasing(unique);
   }
 
   static from(sources: SecretSources): Secrets {
@@ -117,7 +140,7 @@ export class Secrets {
   }
 
   scrub(text: string): string {
-    return scrubPatterns(this.matcher.replace(text, REDACTED));
+    return scrubPatterns(this.matcher.replace(text, this.alias));
   }
 }
 

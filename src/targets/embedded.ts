@@ -1,5 +1,6 @@
 import type { TargetInfo } from '../target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
+import { unusableKeyReason } from '../kit/key-form.js';
 import { adminPost } from './admin-call.js';
 import { startServerThread } from './embedded-thread.js';
 import { TargetError, type PreparedTarget } from './target.js';
@@ -22,14 +23,19 @@ export async function prepareEmbedded(base: TargetBase, mutantName?: string): Pr
     // hands out keys other than those it stores has none to revoke (404): that key then stays as it is.
     const { status } = await adminPost(server.admin, '/keys/revoke', { key: revoked!.apiKey });
     if ((status < 200 || status > 299) && status !== 404) throw new TargetError(`the embedded reference server's admin channel answered /keys/revoke with ${status}`);
+    // A key that cannot be a Bearer credential is judged once (bootstrap-key-b64token), never sent by the run.
+    const unusable = (key: string) => unusableKeyReason(key);
     const info: TargetInfo = {
       ...base,
       kind: 'embedded',
       baseUrl: server.baseUrl,
       mcpUrl: server.mcpUrl,
-      apiKey: base.apiKey ?? a!.apiKey,
-      otherKey: base.otherKey ?? b!.apiKey,
-      revokedKey: revoked!.apiKey,
+      apiKey: base.apiKey ?? (unusable(a!.apiKey) ? undefined : a!.apiKey),
+      otherKey: base.otherKey ?? (unusable(b!.apiKey) ? undefined : b!.apiKey),
+      ...(!base.apiKey && unusable(a!.apiKey) && { noKeyReason: `no API key: ${unusable(a!.apiKey)}` }),
+      ...(!base.otherKey && unusable(b!.apiKey) && { noOtherKeyReason: `no key of a second workspace: ${unusable(b!.apiKey)}` }),
+      ...(!unusable(revoked!.apiKey) && { revokedKey: revoked!.apiKey }),
+      bootstrapped: [a!, b!].map((r, i) => ({ label: i === 0 ? 'A' : 'B', apiKey: r.apiKey, ...(r.claimUrl && { claimUrl: r.claimUrl }) })),
       keyPrefix: keyPrefixOf(a!.apiKey),
       canBootstrap: true,
       mailboxUrl: server.mailboxUrl,

@@ -1,6 +1,7 @@
 import { addSpent } from '../budget/tally.js';
 import type { TargetInfo } from '../target-info.js';
 import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
+import { unusableKeyReason } from '../kit/key-form.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { keyStatus, postOnce } from './key-probe.js';
@@ -41,6 +42,7 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
   let { apiKey, otherKey } = base;
   let bootstrapsUsed = 0;
   const refusals: string[] = [];
+  const bootstrapped: NonNullable<TargetInfo['bootstrapped']> = [];
   const bootstrap = async (label: string): Promise<string | undefined> => {
     if (bootstrapsUsed >= bootstrapBudget) {
       refusals.push(`the bootstrap budget (${bootstrapBudget}) allows no bootstrap for key ${label}`);
@@ -50,6 +52,13 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
     const outcome = await tryBootstrapKey(origin, label, base.timeoutMs);
     if ('refused' in outcome) {
       refusals.push(outcome.refused);
+      return undefined;
+    }
+    bootstrapped.push({ label, apiKey: outcome.apiKey, ...(outcome.claimUrl && { claimUrl: outcome.claimUrl }) });
+    // A key that cannot be a Bearer credential is judged once (bootstrap-key-b64token), never sent by the run.
+    const unusable = unusableKeyReason(outcome.apiKey);
+    if (unusable) {
+      refusals.push(unusable);
       return undefined;
     }
     return outcome.apiKey;
@@ -69,6 +78,7 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
     otherKey,
     keyPrefix: keyPrefixOf(apiKey ?? otherKey ?? base.revokedKey),
     canBootstrap: service && !mcpUrl,
+    ...(bootstrapped.length > 0 && { bootstrapped }),
     ...(mailboxUrl && { mailboxUrl }),
     ...(service && !apiKey && { noKeyReason: `no API key: ${refusals.join('; ') || 'none given'}; ${given}` }),
     ...(service && !otherKey && { noOtherKeyReason: `no key of a second workspace: ${refusals.join('; ') || 'none given'}; ${given}` }),

@@ -43,6 +43,8 @@ export interface LedgerTarget {
   apiKey?: string;
   otherKey?: string;
   revokedKey?: string;
+  /** The harness's own mail sink the target mails to: the claim mail is a reply of the target's too. */
+  mailboxUrl?: string;
 }
 
 /** Sightings kept with their exchange per run; the rest are counted. */
@@ -70,8 +72,8 @@ export class KeyLedger {
   private sightings: KeySighting[] = [];
   private sightingsLeftOut = 0;
   private inspected = 0;
-  /** The matcher of the keys known at `version` less those `minted`: built again only when either changes. */
-  private matcher: { version: number; minted: string; keys: string[]; m: SpellingMatcher } | undefined;
+  /** The matcher of the keys known at `version`: built again only when it changes. */
+  private matcher: { version: number; keys: string[]; m: SpellingMatcher } | undefined;
   /** Counts the changes to the known keys. */
   private version = 0;
   private redactionList: string[] | undefined;
@@ -88,7 +90,7 @@ export class KeyLedger {
 
   /** Watches `target`: its origins are where replies are judged, its keys are known (once per run: the ledger is the run's). */
   configure(target: LedgerTarget): void {
-    for (const url of [target.baseUrl, target.mcpUrl]) {
+    for (const url of [target.baseUrl, target.mcpUrl, ...(target.mailboxUrl ? [target.mailboxUrl] : [])]) {
       try {
         this.origins.add(new URL(url).origin);
       } catch {
@@ -137,23 +139,29 @@ export class KeyLedger {
   inspect(reply: InspectedReply): KeySighting | undefined {
     if (!this.watches(reply.url)) return undefined;
     this.inspected++;
-    const minted = reply.minted?.join('\u0000') ?? '';
-    if (this.matcher?.version !== this.version || this.matcher.minted !== minted) {
-      const keys = [...this.keys.keys()].filter((k) => !reply.minted?.includes(k));
-      this.matcher = { version: this.version, minted, keys, m: new SpellingMatcher(keys) };
+    if (this.matcher?.version !== this.version) {
+      const keys = [...this.keys.keys()];
+      this.matcher = { version: this.version, keys, m: new SpellingMatcher(keys) };
     }
     const { keys, m } = this.matcher;
     if (keys.length === 0) return undefined;
     // A reply repeating what the request carried in its body (a tool echoing its arguments) shows nothing new.
     const sent = new Set(reply.requestBody ? m.find(reply.requestBody).map((x) => x.owner) : []);
     const found: string[] = [];
-    const look = (where: string, text: string | undefined) => {
-      const hit = text ? m.find(text).find((x) => !sent.has(x.owner)) : undefined;
+    const minted = new Set((reply.minted ?? []).map((k) => keys.indexOf(k)));
+    const look = (where: string, text: string | undefined, mintedToo = true) => {
+      const hit = text ? m.find(text).find((x) => !sent.has(x.owner) && (mintedToo || !minted.has(x.owner))) : undefined;
       if (hit) found.push(`${where}: ${this.keys.get(keys[hit.owner]!)}, spelt as ${hit.spelling.form}${hit.casing === 'as is' ? '' : `, ${hit.casing}`}`);
     };
     for (const [name, value] of Object.entries(reply.headers)) look(`header ${name}`, `${name}: ${value}`);
     if (reply.events) reply.events.forEach((e, i) => look(`SSE event ${i + 1}`, e.data));
-    else look('the body', reply.body);
+    // "The plaintext key is displayed once": the minting reply is that once (its parts beside apiKey too), but
+    // not a link it hands on (its claimUrl, mailed to the human too): in a link the key is shown again.
+    else if (minted.size === 0) look('the body', reply.body);
+    else {
+      look('the body', reply.body, false);
+      if (found.length === 0) look('a link in the body', linksOf(reply.body));
+    }
     if (found.length === 0) return undefined;
     const exchange = reply.exchange ? JSON.parse(JSON.stringify(reply.exchange)) as Exchange : undefined;
     const sighting: KeySighting = { by: reply.by ?? checkScope.getStore() ?? OUTSIDE_CHECKS, request: reply.request, status: reply.status, found, ...(exchange && { exchange }) };
@@ -185,6 +193,17 @@ export class KeyLedger {
   }
 }
 
+/** The http(s) links a bootstrap reply hands on (its claimUrl, any URL-valued member), one a line. */
+function linksOf(body: string | undefined): string | undefined {
+  try {
+    const json = JSON.parse(body ?? '') as unknown;
+    if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined;
+    return Object.values(json).filter((v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v)).join('\n');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Who sent a request made outside every check (revision detection, profile derivation, the interop matrix's setup). */
 export const OUTSIDE_CHECKS = 'the run itself, outside any check';
 
@@ -197,7 +216,7 @@ export interface InspectedReply {
   headers: Record<string, string>;
   body?: string;
   events?: { data: string }[];
-  /** Keys this very reply minted (a bootstrap reply's `apiKey`): the one place a key may appear. */
+  /** Keys this very reply minted: the reply displays them, but the links it hands on may not hold them. */
   minted?: string[];
   /** The recorded exchange, once its response is recorded (redacted). */
   exchange?: Exchange;

@@ -1,5 +1,5 @@
 import { check, describe } from '../../src/check.js';
-import { hasKeyForm } from '../../src/kit/key-form.js';
+import { hasKeyForm, unusableKeyReason } from '../../src/kit/key-form.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
 
@@ -25,8 +25,12 @@ describe.concurrent('bootstrap properties', () => {
         const res = await bootstrap(c, { ...b, humanEmail: unique(b.humanEmail) });
         c.verify(res.status === 200 || res.status === 201, 'a valid body succeeds (200 or 201)', '200 or 201', `${res.status} ${res.text.slice(0, 200)}`);
         const { apiKey, claimUrl } = res.json ?? {};
-        c.verify(typeof apiKey === 'string' && hasKeyForm(apiKey, c.target.keyPrefix), 'the reply has an apiKey of the form <prefix>_live_<secret>', '<prefix>_live_<secret>', typeof apiKey);
+        // A key outside b64token (a trailing newline) is bootstrap-key-b64token's to judge, once: the form is judged
+        // around it, and the key is never put in a header of the harness's own.
+        const unusable = typeof apiKey === 'string' ? unusableKeyReason(apiKey) : undefined;
+        c.verify(typeof apiKey === 'string' && hasKeyForm(unusable ? apiKey.trim() : apiKey, c.target.keyPrefix), 'the reply has an apiKey of the form <prefix>_live_<secret>', '<prefix>_live_<secret>', typeof apiKey);
         c.verify(typeof claimUrl === 'string' && URL.canParse(claimUrl) && /^https?:$/.test(new URL(claimUrl).protocol), 'the reply has an absolute http(s) claimUrl', 'absolute http(s) URL', claimUrl);
+        if (unusable) return true;
         const used = await c.mcp.request('tools/list', undefined, { key: apiKey });
         c.verify(used.status === 200 && Array.isArray(finalMessage(used)?.result?.tools), 'tools/list with the new key returns the tools', 200, used.status);
         return true;

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { composeReportHtml, writeReportHtml } from '../../src/report-folder/compose.js';
-import { REDACTED, Secrets } from '../../src/kit/scrub.js';
+import { aliasOf, Secrets } from '../../src/kit/scrub.js';
+
+/** A secret's alias for the run (src/kit/scrub.ts) as an HTML page shows it. */
+const escapedAlias = (secret: string) => aliasOf(secret).replace('<', '&lt;').replace('>', '&gt;');
 import type { Results } from '../../src/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
@@ -70,7 +73,7 @@ describe('the report folder composer', () => {
     expect(html).toMatch(/<nav class="sections"[^>]*>.*<a href="#probe">Rate-limit probe<\/a><\/nav>/);
     expect(html).toContain('<div id="probe"><section class="probe-report">');
     expect(html).not.toContain(SECRET);
-    expect(html).toContain(REDACTED);
+    expect(html).toContain(escapedAlias(SECRET));
   });
 
   // A folder reused by a run against another deployment keeps the other run's files: never shown as this target's.
@@ -78,7 +81,7 @@ describe('the report folder composer', () => {
     const dir = folder('other-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://prod.example' }) });
     const html = composeReportHtml(dir, secrets)!;
     expect(html).not.toContain('<section class="probe-report">');
-    expect(html).toContain('probe.json in this folder is a run against another target (url https://prod.example ([REDACTED]), started 2026-01-02T03:04:05.000Z): not shown here');
+    expect(html).toContain(`probe.json in this folder is a run against another target (url https://prod.example (${escapedAlias(SECRET)}), started 2026-01-02T03:04:05.000Z): not shown here`);
     // The same deployment (a trailing slash aside) is shown.
     const same = folder('same-target', { 'results.json': { ...results(), target: { kind: 'url', baseUrl: 'https://staging.example', mcpUrl: 'https://staging.example/api/mcp/v1' } }, 'probe.json': probe({ kind: 'url', baseUrl: 'https://staging.example/' }) });
     expect(composeReportHtml(same, secrets)).toContain('<section class="probe-report">');

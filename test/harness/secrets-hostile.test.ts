@@ -52,7 +52,7 @@ describe('scrubDeep', () => {
       [`by ${HEADER_SECRET}`]: 'x',
       revision: '2025-06-18',
     };
-    const out = scrubDeep(value, secrets);
+    const out = unalias(scrubDeep(value, secrets));
     expect(out).toEqual({
       message: `key ${REDACTED} and ${REDACTED}`, // a known key goes whole
       nested: [{ note: `session ${REDACTED}` }, 42, true, null],
@@ -64,22 +64,22 @@ describe('scrubDeep', () => {
   });
 
   it('scrubs URL userinfo and credential query values, known or not', () => {
-    expect(scrubText('GET https://alice:s3cretPassw0rd@api.example.com/v1?api_key=QueryKey123456&page=2', secrets))
+    expect(unalias(scrubText('GET https://alice:s3cretPassw0rd@api.example.com/v1?api_key=QueryKey123456&page=2', secrets)))
       .toBe(`GET https://${REDACTED}@api.example.com/v1?api_key=${REDACTED}&page=2`);
     // Nobody listed these: the patterns alone catch them.
-    expect(scrubText('see http://bob:pw@h.example/x?token=abc&Signature=zz9&X-Amz-Credential=AKIA1&monkey=1&key=k'))
+    expect(unalias(scrubText('see http://bob:pw@h.example/x?token=abc&Signature=zz9&X-Amz-Credential=AKIA1&monkey=1&key=k')))
       .toBe(`see http://${REDACTED}@h.example/x?token=${REDACTED}&Signature=${REDACTED}&X-Amz-Credential=${REDACTED}&monkey=1&key=${REDACTED}`);
     // The secrets stand alone too (an echoed password, a query value in a message).
-    expect(scrubText('password s3cretPassw0rd, key QueryKey123456', secrets)).toBe(`password ${REDACTED}, key ${REDACTED}`);
+    expect(unalias(scrubText('password s3cretPassw0rd, key QueryKey123456', secrets))).toBe(`password ${REDACTED}, key ${REDACTED}`);
   });
 
   it('scrubs key shapes, Bearer credentials, Basic credentials, a key\'s secret part and escaped spellings', () => {
-    expect(scrubText(`Bearer abc123def456ghi and "Bearer token" and Bearer <API_KEY> and Bearer [REDACTED 40 chars]`))
+    expect(unalias(scrubText(`Bearer abc123def456ghi and "Bearer token" and Bearer <API_KEY> and Bearer [REDACTED 40 chars]`)))
       .toBe(`Bearer ${REDACTED} and "Bearer token" and Bearer <API_KEY> and Bearer [REDACTED 40 chars]`);
-    expect(scrubText('x_live_0123456789abcdefXYZ')).toBe(`x_live_${REDACTED}`);
-    expect(scrubText('bare AAAAbbbbCCCCdddd1234 and password123 and dXNlcjpwYXNzd29yZDEyMw==', secrets)).toBe(`bare ${REDACTED} and ${REDACTED} and ${REDACTED}`);
+    expect(unalias(scrubText('x_live_0123456789abcdefXYZ'))).toBe(`x_live_${REDACTED}`);
+    expect(unalias(scrubText('bare AAAAbbbbCCCCdddd1234 and password123 and dXNlcjpwYXNzd29yZDEyMw==', secrets))).toBe(`bare ${REDACTED} and ${REDACTED} and ${REDACTED}`);
     const quoted = Secrets.from({ headers: { 'x-token': 'a"b\\c-long-secret' } });
-    expect(scrubText(JSON.stringify({ echo: 'a"b\\c-long-secret' }), quoted)).toBe(`{"echo":"${REDACTED}"}`);
+    expect(unalias(scrubText(JSON.stringify({ echo: 'a"b\\c-long-secret' }), quoted))).toBe(`{"echo":"${REDACTED}"}`);
   });
 
   it('a conformance run\'s secrets: keys, tokens, session, header values, URL credentials of options and target', () => {
@@ -92,7 +92,7 @@ describe('scrubDeep', () => {
       },
     );
     const text = `${HEADER_SECRET} ${PASSWORD} revoked-key-000000 admin-token-000000 sess-000000000 given0000000000000`;
-    expect(s.scrub(text)).toBe(Array(6).fill(REDACTED).join(' '));
+    expect(unalias(s.scrub(text))).toBe(Array(6).fill(REDACTED).join(' '));
   });
 });
 
@@ -103,7 +103,17 @@ interface Outputs { files: Record<string, string>; console: string }
 
 function outputs(dir: string, stdout: string, stderr: string): Outputs {
   const files = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+  // Each file is judged as written (expectNoSecret) and read with its aliases as the marker (unaliased).
   return { files, console: `${stdout}\n${stderr}` };
+}
+
+/** A known secret's alias for the run (`<key#1>`, `<secret#2>`, HTML-escaped too), read as the redaction marker it is. */
+const ALIAS = /<(?:key|secret)#\d+>|&lt;(?:key|secret)#\d+&gt;/g;
+function unalias<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value).replace(ALIAS, REDACTED)) as T;
+}
+function unaliased(o: Outputs): Outputs {
+  return { files: Object.fromEntries(Object.entries(o.files).map(([f, t]) => [f, t.replace(ALIAS, REDACTED)])), console: o.console.replace(ALIAS, REDACTED) };
 }
 
 /**
@@ -190,11 +200,14 @@ describe('hostile services leave no secret in any report or console line', () =>
       // Each echoes the caller's key: auth-key-never-echoed fails, and the run with it.
       expect(run.code, run.stderr).toBe(1);
       expect(run.results!.requirements.find((r) => r.id === 'auth-key-never-echoed')?.status).toBe('fail');
-      const o = outputs(run.reportDir, run.stdout, run.stderr);
+      const written = outputs(run.reportDir, run.stdout, run.stderr);
+      const o = unaliased(written);
       expect(Object.keys(o.files).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
       // The harness bootstrapped keys of its own inside its checks: the server kept them.
       expect(keys.length, 'keys the harness bootstrapped').toBeGreaterThan(2);
-      expectNoSecret(o, secretsOf(keys));
+      expectNoSecret(written, secretsOf(keys));
+      // The key the service echoed is shown as its alias for the run, the same alias wherever it stands.
+      expect(written.files['results.json']).toMatch(/<key#\d+>/);
       expect(o.files['results.json']).toMatch(ECHOED[name]!);
       expect(o.files['results.json']).toMatch(SHORT_ECHOED);
       for (const f of ['junit.xml', 'summary.md', 'report.html']) expect(o.files[f], f).toContain(REDACTED);
@@ -208,9 +221,10 @@ describe('hostile services leave no secret in any report or console line', () =>
     expect(run.results, run.stderr).toBeDefined();
     // A hostile service gets a verdict like any broken one: exit 2 is for the harness's own errors.
     expect(run.code, run.stderr).toBe(1);
-    const o = outputs(run.reportDir, run.stdout, run.stderr);
+    const written = outputs(run.reportDir, run.stdout, run.stderr);
+    const o = unaliased(written);
     // The embedded server runs in the child: its keys are out of reach here, and are caught by their shape.
-    expectNoSecret(o, [HEADER_SECRET]);
+    expectNoSecret(written, [HEADER_SECRET]);
     expect(o.files['results.json']).toMatch(ECHOED['hostile-echo-sse']!);
     expect(o.files['results.json']).toMatch(SHORT_ECHOED);
   }, 150_000);
@@ -221,7 +235,7 @@ describe('hostile services leave no secret in any report or console line', () =>
     const load = await runNode('load/cli/load.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
       '--scenario', 'tools-list,mix', '--duration', '1', '--connections', '2', '--max-requests', '200', '--report-dir', loadDir], 60_000);
     expect([0, 1], load.stderr).toContain(load.code);
-    const lo = outputs(loadDir, load.stdout, load.stderr);
+    const lo = unaliased(outputs(loadDir, load.stdout, load.stderr));
     expect(Object.keys(lo.files).sort()).toEqual(['load-junit.xml', 'load.html', 'load.json', 'load.md']);
     expectNoSecret(lo, secretsOf(keys));
     expect(lo.files['load.json']).toContain(`url http://${REDACTED}@127.0.0.1:`);
@@ -231,7 +245,7 @@ describe('hostile services leave no secret in any report or console line', () =>
     const probe = await runNode('load/cli/probe-rate-limit.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
       '--max-time', '5', '--max-requests', '300', '--max-rate', '40', '--start-rate', '10', '--step-time', '0.5', '--report-dir', probeDir], 60_000);
     expect([0, 1], probe.stderr).toContain(probe.code);
-    const po = outputs(probeDir, probe.stdout, probe.stderr);
+    const po = unaliased(outputs(probeDir, probe.stdout, probe.stderr));
     expect(Object.keys(po.files).sort()).toEqual(['probe-junit.xml', 'probe.html', 'probe.json', 'probe.md']);
     expectNoSecret(po, secretsOf(keys));
     expect(po.files['probe.json']).toContain(`http://${REDACTED}@127.0.0.1:`);
