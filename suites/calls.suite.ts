@@ -30,6 +30,8 @@ const listBlocks = (c: CheckContext): CallRecipe => c.target.profile.calls.listB
 
 /** The tools/list listing, every page (a tool these checks call may be on any of them), by name. */
 async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, any>> {
+  // No key to list with (bootstrap refused, a key that cannot be sent): the rows needing one say why.
+  if (mcp === c.mcp && !c.target.apiKey && c.target.noKeyReason) c.notTestable(c.target.noKeyReason);
   const tools = await listTools(mcp);
   c.verify(typeof tools !== 'string', 'tools/list returns tools', 'a tools array', tools);
   return new Map((tools as any[]).filter(isObject).map((t: any) => [t.name, t]));

@@ -31,6 +31,14 @@ describe.concurrent('a broken or gated service gets a verdict and its reports', 
       // a run that never ends is killed by the pool and fails the test without a results.json.
       const run = await pool.run(['--target', 'url', '--base-url', server.baseUrl, '--seed', '7'], 240_000);
       expect(run.results, `${broken.name}: ${run.stderr}`).toBeDefined();
+      if (broken.notMcp) {
+        // No MCP server answers so: no verdict, one line why, and the folder says so; no bootstrap was spent.
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toMatch(broken.notMcp);
+        expect(run.results!.verdict).toMatch(/^no verdict: /);
+        expect(server.outbox.length, 'claim mails: no bootstrap went out').toBe(0);
+        return;
+      }
       const results = run.results!;
       expectValid(results);
       expectReports(run.reportDir);

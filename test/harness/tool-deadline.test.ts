@@ -65,7 +65,10 @@ describe('a tool call past the harness\'s deadline', () => {
     const run = await runCli(['--target', 'url', '--mcp-url', url, '--profile', 'generic', '--seed', '1', '--timeout', '2000', '--only', 'jsonrpc-no-5xx'], 60_000);
     const row = run.results?.requirements.find((r) => r.id === 'jsonrpc-no-5xx');
     expect(row, run.stdout + run.stderr).toBeDefined();
-    expect(row!.status).toBe('not-testable');
-    expect(row!.checks[0]!.reason ?? '').toMatch(/"method":"tools\/call".* was not answered within 2000 ms, the harness's deadline: a slow reply proves no protocol error/);
+    // Never a failure; the checks whose calls went unanswered are not testable, saying why (the run-wide record of
+    // every malformed message may still pass on those the server did answer).
+    expect(row!.status).not.toBe('fail');
+    const reasons = row!.checks.filter((c) => c.status === 'not-testable').map((c) => c.reason ?? '');
+    expect(reasons.some((r) => /"method":"tools\/call".* was not answered within 2000 ms, the harness's deadline: a slow reply proves no protocol error/.test(r)), reasons.join('\n')).toBe(true);
   });
 });

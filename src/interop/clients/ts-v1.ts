@@ -86,7 +86,6 @@ async function fatal(err: unknown): Promise<never> {
   return exit(1);
 }
 
-/** Rejects after `ms` if `promise` has not settled: a bound on top of the SDK's own request timeout. */
 /** Every page of tools/list, following nextCursor as an agent does (the SDK returns one page); bounded like the python client. */
 async function listAllTools(client: SdkClient, timeoutMs: number): Promise<{ name: string }[]> {
   const tools: { name: string }[] = [];
@@ -100,6 +99,7 @@ async function listAllTools(client: SdkClient, timeoutMs: number): Promise<{ nam
   throw new Error('tools/list still had a nextCursor after 100 pages');
 }
 
+/** Rejects after `ms` if `promise` has not settled: a bound on top of the SDK's own request timeout. */
 function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
