@@ -102,7 +102,7 @@ describe('the packed project, installed without dev dependencies', () => {
     // `kill -INT` to npx alone: npm hands it to the `sh -c` between them, which keeps it (src/kit/main.ts).
     for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
       const reports = join(project, `reports-${signal}`);
-      const npx = spawnSync('bash', ['-c', `npx --offline mcp-canvas-harness conformance --seed 1 --report-dir ${reports} > ${reports}.out & npx=$!; sleep 5; kill -${signal.slice(3)} $npx; wait $npx; echo $?; sleep 1`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      const npx = spawnSync('bash', ['-c', `npx --offline mcp-canvas-harness conformance --seed 1 --budget 60 --report-dir ${reports} > ${reports}.out & npx=$!; sleep 5; kill -${signal.slice(3)} $npx; wait $npx; echo $?; sleep 1`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
       expect(npx.stdout.trim(), `${signal}: ${npx.stderr}`).toBe(String(code));
       const left = spawnSync('pgrep', ['-f', `report-dir ${reports}`], { encoding: 'utf8' });
       expect(left.stdout, 'processes left running').toBe('');
