@@ -99,10 +99,11 @@ describe('the packed project, installed without dev dependencies', () => {
       expect(pasted.stdout).toMatch(/^does not conform: 1 requirement\(s\) fail: auth-missing-key-401$/m);
     }
 
-    // `kill -INT` to npx alone: npm hands it to the `sh -c` between them, which keeps it (src/kit/main.ts).
+    // `kill -INT` to npx alone: npm hands it to the `sh -c` between them, which keeps it (src/kit/main.ts). Sent
+    // once the run is under way (its first group's line), not after a fixed time: a busy machine may still be loading it.
     for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
       const reports = join(project, `reports-${signal}`);
-      const npx = spawnSync('bash', ['-c', `npx --offline mcp-canvas-harness conformance --seed 1 --budget 60 --report-dir ${reports} > ${reports}.out & npx=$!; sleep 5; kill -${signal.slice(3)} $npx; wait $npx; echo $?; sleep 1`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      const npx = spawnSync('bash', ['-c', `npx --offline mcp-canvas-harness conformance --seed 1 --budget 60 --report-dir ${reports} > ${reports}.out 2> ${reports}.err & npx=$!; for i in $(seq 1 600); do grep -q 'checks:' ${reports}.err 2>/dev/null && break; sleep 0.1; done; kill -${signal.slice(3)} $npx; wait $npx; echo $?; sleep 1`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
       expect(npx.stdout.trim(), `${signal}: ${npx.stderr}`).toBe(String(code));
       const left = spawnSync('pgrep', ['-f', `report-dir ${reports}`], { encoding: 'utf8' });
       expect(left.stdout, 'processes left running').toBe('');
