@@ -52,29 +52,16 @@ export interface StepPlan {
 }
 
 /** What the windows of a step measured so far (merged). */
-export interface StepMeasurement {
+/** A step's measurement: its windows' figures summed (step-figures.ts), and what the step adds. */
+export interface StepMeasurement extends Omit<StepFigures, 'completed' | 'good'> {
   offered: number;
   warmupMs: number;
   windowMs: number;
-  /** Requests planned in the windows, and sent (a stopped generator sends none of what it planned too late to matter). */
-  planned: number;
-  sent: number;
-  /** Of the sent ones: replies in (any outcome), ok, 429, other errors (timeouts included). */
-  settled: number;
-  ok: number;
-  rateLimited: number;
-  errors: number;
-  errorsByKind: Partial<Record<ErrorKind, number>>;
   /** Requests still in flight when this measurement was taken (counted at their age so far). */
   pending: number;
   /** Replies whose completion time fell inside the windows, and of those the good ones (throughput by time). */
   completedInWindows: number;
   goodInWindows: number;
-  latency: LatencyHistogram;
-  service: LatencyHistogram;
-  ttfp: LatencyHistogram;
-  ttfr: LatencyHistogram;
-  sendLag: LatencyHistogram;
   inFlight: { start: number; end: number; max: number };
   /**
    * The generator's own load. `droppedIterations` (the k6 driver): iterations k6 planned in the windows and never

@@ -7,8 +7,10 @@ import { LatencyHistogram } from './latency-histogram.js';
 import type { LatencyMetric } from './slo.js';
 
 export interface StepFigures {
+  /** Requests planned, and sent (a stopped generator sends none of what it planned too late to matter). */
   planned: number;
   sent: number;
+  /** Of the sent ones: replies in (any outcome), ok, 429, other errors (timeouts included). */
   settled: number;
   ok: number;
   rateLimited: number;
