@@ -7,9 +7,9 @@ import { withOwnSessions, type OwnSessions } from '../src/targets/own-sessions.j
 import type { Revision } from '../src/catalog/types.js';
 import { rawMember } from '../src/properties/jsonrpc-replies.js';
 import { isJsonRpc } from '../src/wire-judge.js';
+// A JSON-RPC response: an object with a result or an error (a serialized exception is none).
+import { isResponse } from '../src/stream-reading.js';
 
-/** A JSON-RPC response: an object with a result or an error (a serialized exception is none). */
-const isResponse = (m: unknown): m is Record<string, any> => isObject(m) && ('result' in m || 'error' in m) && !('method' in m);
 
 /** Integer ids that a float64 (beyond 2^53) or an int64 (beyond 2^63) cannot hold exactly. */
 const BEYOND_FLOAT64_IDS = ['9007199254740993', '-9007199254740995', '9223372036854775296'];
