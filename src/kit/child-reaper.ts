@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The child processes a command started (SDK client programs, server children) and that still run. A
@@ -49,8 +50,54 @@ export function reaped<C extends ChildProcess>(child: C): C {
   return child;
 }
 
-/** Last resort on the way out: kill every child this process started that is still running. */
+/**
+ * Every process under `roots` (Linux: each process's parent read from /proc; elsewhere none). A client
+ * program's own children (the TypeScript clients' stdio proxy, Python's subprocesses) outlive a SIGKILL'd
+ * parent until their stdin's end reaches them, which on a busy machine takes longer than the command's exit.
+ */
+export function descendantsOf(roots: readonly number[]): number[] {
+  const childrenOf = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name is in parentheses and may hold spaces or parentheses: the parent follows the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = childrenOf.get(ppid) ?? [];
+      list.push(Number(entry));
+      childrenOf.set(ppid, list);
+    } catch {
+      // Ended while listed.
+    }
+  }
+  const out: number[] = [];
+  for (const todo = [...roots]; todo.length > 0;) {
+    for (const pid of childrenOf.get(todo.pop()!) ?? []) {
+      out.push(pid);
+      todo.push(pid);
+    }
+  }
+  return out;
+}
+
+/** Last resort on the way out: kill every child this process started that is still running, and theirs. */
 export function killAllChildren(): void {
+  const roots = [...live].map((child) => child.pid).filter((pid): pid is number => pid !== undefined);
+  // Listed before their parents die: an orphan's parent is no longer ours to find.
+  const below = roots.length > 0 ? descendantsOf(roots) : [];
   for (const child of live) child.kill('SIGKILL');
+  for (const pid of below) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   live.clear();
 }

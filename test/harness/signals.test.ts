@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT, program } from '../../src/kit/package-root.js';
+import { descendantsOf } from '../../src/kit/child-reaper.js';
 
 /** The processes whose parent is `pid` (pgrep exits 1 when there are none). */
 function childrenOf(pid: number): number[] {
@@ -28,8 +29,12 @@ const alive = (pid: number) => {
  * command's children, and a node process that dies of a signal takes none with it (src/kit/child-reaper.ts).
  */
 /** Starts the command, waits until it has `least` children, signals it; returns its exit code and the children. */
-async function signalled(args: string[], least: number, signal: NodeJS.Signals): Promise<{ code: number | null; started: number[] }> {
-  const child = spawn(process.execPath, [program('src/cli/conformance.ts'), ...args, '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: 'ignore' });
+async function signalled(args: string[], least: number, signal: NodeJS.Signals): Promise<{ code: number | null; started: number[]; stderr: () => string }> {
+  const child = spawn(process.execPath, [program('src/cli/conformance.ts'), ...args, '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
   let started: number[] = [];
   for (let i = 0; i < 100 && started.length < least; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -40,13 +45,13 @@ async function signalled(args: string[], least: number, signal: NodeJS.Signals):
   child.kill(signal);
   const code = await exited;
   await new Promise((resolve) => setTimeout(resolve, 500));
-  return { code, started };
+  return { code, started, stderr: () => stderr };
 }
 
 describe('a signal to a running conformance command', () => {
   it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('%s while the SDK clients run: exit %i, no child left', async (signal, code) => {
     const run = await signalled(['--only', 'interop-', '--seed', '1'], 2, signal);
-    expect(run.code).toBe(code);
+    expect(run.code, run.stderr()).toBe(code);
     expect(run.started.filter(alive)).toEqual([]);
   }, 60_000);
 
@@ -63,21 +68,10 @@ describe('a signal to a running conformance command', () => {
   // A stdio server that never answers and ignores its stdin's end: only the signal's reaper ends it.
   it("SIGTERM while a stdio target's server runs: exit 143, the server ended too", async () => {
     const run = await signalled(['--target', 'stdio', '--stdio-command', 'sleep 61', '--only', 'stdio'], 1, 'SIGTERM');
-    expect(run.code).toBe(143);
+    expect(run.code, run.stderr()).toBe(143);
     expect(run.started.filter(alive)).toEqual([]);
   }, 60_000);
 });
-
-/** Every process under `pid`, children first found first. */
-function descendantsOf(pid: number): number[] {
-  const out: number[] = [];
-  for (let todo = [pid]; todo.length > 0;) {
-    const kids = childrenOf(todo.pop()!);
-    out.push(...kids);
-    todo.push(...kids);
-  }
-  return out;
-}
 
 /**
  * Through npm, as a person types them: npm hands a signal to its script's process only, and a shell between
@@ -87,7 +81,7 @@ describe('a signal to `npm run <command>`', () => {
   it.each([['SIGTERM', 143], ['SIGINT', 130]] as const)('reference, %s: the server closes and exits %i, npm with it', async (signal, code) => {
     const npm = spawn('npm', ['run', '-s', 'reference', '--', '--port', '0'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise<void>((resolve) => npm.stdout.once('data', () => resolve()));
-    const started = descendantsOf(npm.pid!);
+    const started = descendantsOf([npm.pid!]);
     expect(started.length, 'the server started').toBeGreaterThanOrEqual(1);
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (c) => resolve(c)));
     npm.kill(signal);
@@ -101,7 +95,7 @@ describe('a signal to `npm run <command>`', () => {
     let started: number[] = [];
     for (let i = 0; i < 100 && started.length < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      started = descendantsOf(npm.pid!);
+      started = descendantsOf([npm.pid!]);
     }
     expect(started.length, 'the command and its clients started').toBeGreaterThanOrEqual(3);
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (c) => resolve(c)));
@@ -163,7 +157,7 @@ describe('a signal to `npx mcp-canvas-harness`', () => {
     for (let attempt = 1; attempt <= 2; attempt++) {
       for (let i = 0; i < 400 && started.length < 4 && run.ended === undefined; i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        started = descendantsOf(run.child.pid!);
+        started = descendantsOf([run.child.pid!]);
       }
       if (started.length >= 4 || attempt === 2 || run.ended === undefined) break;
       run = start();
