@@ -1,3 +1,4 @@
+import { followPages, listed } from './wire/list-pages.js';
 import type { CallRecipe, Profile } from './profile.js';
 import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
 import { admittedTypes, alternativesOf, fold, view, type JsonSchema } from './properties/schema-resolve.js';
@@ -375,20 +376,15 @@ export function findId(result: unknown, resource: string): unknown {
 
 /** The target's tools (every page of tools/list), or why they could not be read. */
 export async function listTools(mcp: { request(method: string, params?: Record<string, unknown>): Promise<{ status: number; json?: any; messages?: any[] }> }): Promise<ListedTool[] | string> {
-  const tools: ListedTool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 20; page++) {
-    let res;
-    try {
-      res = await mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
-    } catch (err) {
-      return (err as { reason?: string }).reason ?? (err as Error).message;
-    }
-    const final = res.messages ? res.messages[res.messages.length - 1] : res.json;
-    if (!Array.isArray(final?.result?.tools)) return `tools/list answered ${res.status} without a tool list`;
-    tools.push(...final.result.tools.filter((t: unknown): t is ListedTool => typeof (t as ListedTool)?.name === 'string'));
-    cursor = typeof final.result.nextCursor === 'string' ? final.result.nextCursor : undefined;
-    if (cursor === undefined) break;
+  try {
+    const pages = await followPages(async (cursor) => {
+      const res = await mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
+      const final = res.messages ? res.messages[res.messages.length - 1] : res.json;
+      if (!Array.isArray(final?.result?.tools)) throw new Error(`tools/list answered ${res.status} without a tool list`);
+      return final.result;
+    });
+    return listed(pages).filter((t: unknown): t is ListedTool => typeof (t as ListedTool)?.name === 'string');
+  } catch (err) {
+    return (err as { reason?: string }).reason ?? (err as Error).message;
   }
-  return tools;
 }

@@ -1,3 +1,4 @@
+import { followPages, listed } from '../src/wire/list-pages.js';
 import { check, type CheckContext, describe } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
@@ -34,17 +35,13 @@ async function texts(c: CheckContext): Promise<Record<Path, string>> {
 
 /** Every tool name of `tools/list`, following cursors (bounded). */
 async function toolNames(c: CheckContext): Promise<string[]> {
-  const names: string[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+  const pages = await followPages(async (cursor) => {
     const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
     const result = finalMessage(res)?.result;
     c.verify(res.status === 200 && Array.isArray(result?.tools), 'tools/list answers with a list of tools', 'result.tools', res.status);
-    names.push(...result.tools.map((t: { name: string }) => t.name));
-    cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-    if (cursor === undefined) break;
-  }
-  return names;
+    return result;
+  }, MAX_TOOL_PAGES);
+  return listed(pages).map((t: { name: string }) => t.name);
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -198,10 +195,10 @@ describe.concurrent('discovery', () => {
   // "The server's `tools/list` is the source of truth for the tool set."
   check('discovery-tools-exist', 'every tool the discovery files name is in tools/list', async (c) => {
     const [files, tools] = await Promise.all([texts(c), toolNames(c)]);
-    const listed = new Set(tools);
+    const inList = new Set(tools);
     const namespaces = new Set(tools.filter((t) => t.includes('.')).map((t) => t.split('.')[0]!));
     const unknown: string[] = [];
-    for (const p of PATHS) for (const name of namedTools(files[p], namespaces)) if (!listed.has(name)) unknown.push(`${p}: ${name}`);
+    for (const p of PATHS) for (const name of namedTools(files[p], namespaces)) if (!inList.has(name)) unknown.push(`${p}: ${name}`);
     c.verify(unknown.length === 0, `the files name only tools of tools/list (${unknown.slice(0, 10).join('; ')})`, 'names from tools/list', unknown.slice(0, 10));
   });
 

@@ -6,11 +6,12 @@ import type { TargetInfo } from '../src/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
 import { isObject } from '../src/tool-result.js';
 import { runOnce } from '../src/kit/run-scope.js';
+import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
 
 /**
  * The stdio proxy, as its stdio client sees it (`--target stdio`). Two conversations are held with the
  * command, each started once and shared by the checks that read it:
- * - the main one: initialize, tools/list, then at once: notifications/initialized, two concurrent calls of a
+ * - the main one: initialize, tools/list (every page), then at once: notifications/initialized, two concurrent calls of a
  *   streaming tool with progress tokens (a string and an integer id), ping with id 0, an unknown tool, and a
  *   third streaming call cancelled right away; stdin is closed when every reply is in, and the exit timed;
  * - the bad-line one: initialize, a line of invalid JSON, then tools/list.
@@ -31,7 +32,10 @@ interface Conversation {
   sent: (string | number)[];
   initialize?: any;
   protocolVersion?: string;
-  toolsList?: any;
+  /** The tools/list replies, page by page (following nextCursor, bounded): the first always, then while pages carry a cursor. */
+  toolPages: any[];
+  /** A nextCursor was still there after MAX_LIST_PAGES pages. */
+  toolsEndless?: boolean;
   /** The streaming calls (ids) and the cancelled one; absent when the profile has no streaming recipe. */
   streaming?: { tool: string; ids: (string | number)[]; tokens: (string | number)[]; cancelled: string };
 }
@@ -64,7 +68,7 @@ async function streamingRecipe(c: CheckContext, proc: StdioProcess, readOnly: Se
 
 async function holdMainConversation(c: CheckContext): Promise<Conversation> {
   const proc = new StdioProcess(spec(c), c.secrets());
-  const conv: Conversation = { proc, answered: [], sent: [] };
+  const conv: Conversation = { proc, answered: [], sent: [], toolPages: [] };
   const request = (id: string | number, method: string, params?: Record<string, unknown>, answered = true) => {
     conv.sent.push(id);
     if (answered) conv.answered.push(id);
@@ -74,9 +78,17 @@ async function holdMainConversation(c: CheckContext): Promise<Conversation> {
   request(1, 'initialize', initializeParams(c.target));
   conv.initialize = await proc.response(1, deadline);
   conv.protocolVersion = conv.initialize?.result?.protocolVersion;
-  request('list-1', 'tools/list');
-  conv.toolsList = await proc.response('list-1', deadline);
-  const tools: any[] = Array.isArray(conv.toolsList?.result?.tools) ? conv.toolsList.result.tools : [];
+  // Every page: the read-only tools may be listed past the first.
+  const pages = await followPages(async (cursor, index) => {
+    const id = `list-${index + 1}`;
+    request(id, 'tools/list', cursor === undefined ? undefined : { cursor });
+    const reply = await proc.response(id, deadline);
+    conv.toolPages.push(reply);
+    // A page without a result ends the list here; stdio-forwards-results says so.
+    return isObject(reply?.result) ? reply.result : {};
+  });
+  conv.toolsEndless = pages.endless;
+  const tools = listed(pages);
   const recipe = await streamingRecipe(c, proc, new Set(tools.filter((t) => t?.annotations?.readOnlyHint === true).map((t) => t.name)));
 
   proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -98,7 +110,7 @@ async function holdMainConversation(c: CheckContext): Promise<Conversation> {
 
 async function holdBadLineConversation(c: CheckContext): Promise<Conversation> {
   const proc = new StdioProcess(spec(c), c.secrets());
-  const conv: Conversation = { proc, answered: [1, 'after-bad'], sent: [1, 'after-bad'] };
+  const conv: Conversation = { proc, answered: [1, 'after-bad'], sent: [1, 'after-bad'], toolPages: [] };
   proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams(c.target) });
   conv.initialize = await proc.response(1, c.target.timeoutMs);
   proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -229,17 +241,24 @@ describe('stdio proxy', () => {
   }), { timeout: TIMEOUT });
 
   // "The server's `tools/list` is the source of truth for the tool set." (through the proxy as over HTTP)
-  check('stdio-forwards-results', 'tools/list through the proxy equals tools/list over HTTP with the same key', (c: CheckContext) => reading(c, 'main', async ({ toolsList, protocolVersion }) => {
-    c.verify(isObject(toolsList?.result) && Array.isArray(toolsList.result.tools), 'tools/list over stdio returns tools', 'result.tools', toolsList);
-    const http = await c.mcp.request('tools/list', undefined, { headers: protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {} });
-    const direct = finalMessage(http)?.result?.tools;
-    c.verify(Array.isArray(direct), 'tools/list over HTTP returns tools', 'result.tools', http.text.slice(0, 500));
-    const viaStdio: any[] = toolsList.result.tools;
+  check('stdio-forwards-results', 'tools/list through the proxy equals tools/list over HTTP with the same key (every page)', (c: CheckContext) => reading(c, 'main', async ({ toolPages, toolsEndless, protocolVersion }) => {
+    for (const [i, page] of toolPages.entries()) {
+      c.verify(isObject(page?.result) && Array.isArray(page.result.tools), `tools/list page ${i + 1} over stdio returns tools`, 'result.tools', page);
+    }
+    const http = await followPages(async (cursor) => {
+      const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor }, { headers: protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {} });
+      const result = finalMessage(res)?.result;
+      c.verify(isObject(result) && Array.isArray(result.tools), 'tools/list over HTTP returns tools', 'result.tools', res.text.slice(0, 500));
+      return result;
+    });
+    const direct = listed(http);
+    const viaStdio: any[] = toolPages.flatMap((p) => p.result.tools);
     const names = (tools: any[]) => tools.map((t) => t?.name);
     const differing = direct.filter((t: any) => !viaStdio.some((s) => isDeepStrictEqual(s, t))).map((t: any) => t?.name);
-    c.verify(isDeepStrictEqual(viaStdio, direct), 'the proxy forwards the tool list unchanged', { tools: names(direct) },
-      { tools: names(viaStdio), differingOrMissing: differing });
-    c.observe(`${direct.length} tools, identical over stdio and HTTP`);
+    c.verify(isDeepStrictEqual(viaStdio, direct), 'the proxy forwards the tool list unchanged', { tools: names(direct), pages: http.results.length },
+      { tools: names(viaStdio), pages: toolPages.length, differingOrMissing: differing });
+    const endless = toolsEndless || http.endless ? ` (a nextCursor still came after ${MAX_LIST_PAGES} pages: compared that far)` : '';
+    c.observe(`${direct.length} tools in ${toolPages.length} page(s), identical over stdio and HTTP${endless}`);
   }), { timeout: TIMEOUT });
 
   // "servers SHOULD exit promptly on stdin EOF" (after the client closes the input stream, it waits for the exit)

@@ -1,3 +1,4 @@
+import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -11,28 +12,21 @@ import { requestId } from '../src/wire/request-ids.js';
 /** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
 const DESCRIBED_TOOLS = ['blocks.create', 'blocks.build', 'blocks.list', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'];
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const MAX_PAGES = 20;
 const MODERN = '2026-07-28';
 
 /**
  * Every page of tools/list, following `nextCursor` (bounded); fails the check on a reply without a result.
- * `endless`: a nextCursor still came after MAX_PAGES pages; only tools-list-result-shape judges it (one fault, one row).
+ * `endless`: a nextCursor still came after MAX_LIST_PAGES pages; only tools-list-result-shape judges it (one fault, one row).
  */
 async function listTools(c: CheckContext): Promise<{ tools: any[]; pages: any[]; endless: boolean }> {
-  const tools: any[] = [];
-  const pages: any[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  const paged = await followPages(async (cursor) => {
     const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor });
     const msg = finalMessage(res);
     c.verify(res.status === 200 && isObject(msg?.result), 'tools/list answers 200 with a result', '200 and a result object', { status: res.status, body: msg ?? res.text.slice(0, 300) });
-    pages.push(msg.result);
-    if (Array.isArray(msg.result.tools)) tools.push(...msg.result.tools);
-    if (typeof msg.result.nextCursor !== 'string') return { tools, pages, endless: false };
-    cursor = msg.result.nextCursor;
-  }
-  c.observe(`tools/list still had a nextCursor after ${MAX_PAGES} pages; stopped there`);
-  return { tools, pages, endless: true };
+    return msg.result;
+  });
+  if (paged.endless) c.observe(`tools/list still had a nextCursor after ${MAX_LIST_PAGES} pages; stopped there`);
+  return { tools: listed(paged), pages: paged.results, endless: paged.endless };
 }
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -87,7 +81,7 @@ describe('tools', () => {
   check('tools-list-result-shape', 'tools/list returns tools with a name and an inputSchema, and a string nextCursor if any', async (c) => {
     const { tools, pages, endless } = await listTools(c);
     const last = pages.at(-1)?.nextCursor;
-    c.verify(!endless, `tools/list still had a nextCursor after ${MAX_PAGES} pages (last ${JSON.stringify(last)}): the list never ends`, `a page without nextCursor within ${MAX_PAGES} pages`, { pages: pages.length, lastNextCursor: last });
+    c.verify(!endless, `tools/list still had a nextCursor after ${MAX_LIST_PAGES} pages (last ${JSON.stringify(last)}): the list never ends`, `a page without nextCursor within ${MAX_LIST_PAGES} pages`, { pages: pages.length, lastNextCursor: last });
     for (const page of pages) {
       c.verify(Array.isArray(page.tools), 'result.tools is an array', 'an array', page.tools);
       c.verify(page.nextCursor === undefined || typeof page.nextCursor === 'string', 'nextCursor is a string when present', 'a string or absent', page.nextCursor);

@@ -1,3 +1,4 @@
+import { followPages, listed } from '../wire/list-pages.js';
 import fc from 'fast-check';
 import type { CheckContext } from '../check.js';
 import type { Revision } from '../catalog/types.js';
@@ -61,19 +62,15 @@ export interface ToolSetup {
  */
 export async function prepareTools(c: CheckContext, purpose: string): Promise<ToolSetup> {
   const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, purpose) : null;
-  const listed: any[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  const pages = await followPages(async (cursor) => {
     const res = await c.mcp.request('tools/list', cursor === undefined ? undefined : { cursor }, { key });
     const result = finalMessage(res)?.result;
     c.verify(isObject(result) && Array.isArray(result.tools), 'tools/list returns tools', 'a tools array', c.brief(res));
-    listed.push(...result.tools.filter(isObject));
-    if (typeof result.nextCursor !== 'string') break;
-    cursor = result.nextCursor;
-  }
+    return result;
+  }, MAX_PAGES);
   const streamingNames = new Set([...Object.keys(c.target.profile.streaming), ...Object.values(c.target.profile.streaming).map((r) => r.tool)]);
   const tools: Tool[] = [];
-  for (const t of listed) {
+  for (const t of listed(pages).filter(isObject)) {
     if (typeof t.name !== 'string' || !isObject(t.inputSchema)) continue;
     try {
       tools.push({ name: t.name, readOnly: isObject(t.annotations) && t.annotations.readOnlyHint === true, schema: t.inputSchema, validate: schemaValidator(t.inputSchema), streaming: streamingNames.has(t.name) });

@@ -6,6 +6,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
+import { variant } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { ConformanceRuns, runConformanceChild } from '../../scripts/conformance-runs.js';
 import { program } from '../../src/kit/package-root.js';
@@ -135,9 +136,26 @@ describe.concurrent('the stdio target', { timeout: 240_000 }, () => {
     expect(run.code).toBe(0);
   });
 
+  // A server that pages tools/list: the proxy's pages are followed and compared with HTTP's, page for page.
+  it('behind a server that pages its tool list, the repository\'s proxy passes every stdio requirement, all pages read', async () => {
+    const server = await variant('three-valid-pages').start();
+    try {
+      const run = await pooled(['--target', 'stdio', '--base-url', server.baseUrl, '--only', 'stdio']);
+      expect(failures(run.results), run.stderr).toEqual([]);
+      expect(statusOf(run.results)).toEqual(Object.fromEntries(STDIO.map((id) => [id, 'pass'])));
+      const forwarded = run.results!.requirements.find((r) => r.id === 'stdio-forwards-results')!.checks[0]!;
+      expect(forwarded.observations.join('\n')).toMatch(/tools in 3 page\(s\), identical over stdio and HTTP/);
+    } finally {
+      await server.close();
+    }
+  });
+
   // The stdio requirements are proven failable here: --mutant wraps the HTTP server only.
   it.each(STDIO_FAULTS.map((f) => [f.fault, f] as const))('a proxy with the fault "%s" is caught', async (_name, f) => {
-    const run = await pooled(['--target', 'stdio', '--only', f.violates, '--stdio-command', `${broken} --fault ${f.fault}`]);
+    // A fault about pages shows only behind a server that has more than one.
+    const server = 'behind' in f ? await variant(f.behind).start() : undefined;
+    const run = await pooled(['--target', 'stdio', ...(server ? ['--base-url', server.baseUrl] : []), '--only', f.violates, '--stdio-command', `${broken} --fault ${f.fault}`])
+      .finally(() => server?.close());
     expect(run.results, run.stderr).toBeDefined();
     const level = CATALOG.find((r) => r.id === f.violates)!.level;
     expect(statusOf(run.results)[f.violates], `${f.fault} (${f.description})`).toBe(level === 'MUST' ? 'fail' : 'warn');
