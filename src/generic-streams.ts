@@ -5,7 +5,9 @@ import { listTools, type ListedTool } from './profile-derive.js';
 import { onDeployment, smallestInstance, type Tool } from './properties/tool-calls.js';
 import fc from 'fast-check';
 import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
-import { CLOSE_GRACE_MS, progressOf, VARIANTS, type Variant } from './stream-reading.js';
+import { CLOSE_GRACE_MS, isProgress, progressOf, VARIANTS, type Variant } from './stream-reading.js';
+import { openSession, sessionRevision } from './targets/session-lifecycle.js';
+import { openStandaloneStream, type StandaloneStream } from './wire/standalone-stream.js';
 import type { TargetInfo } from './target-info.js';
 import { WireClient, type WireResponse } from './wire/client.js';
 import type { Exchange } from './wire/exchange.js';
@@ -29,12 +31,19 @@ const PROBES_AT_ONCE = 4;
 const INSTANCES_PER_TOOL = 3;
 /** A probe's deadline: a tool slower than this with its smallest arguments is no sample of streaming. */
 const PROBE_DEADLINE_MS = 5000;
+/**
+ * After a call's response, how long its progress may still be on its way on the standalone stream: another
+ * connection, with no order between the two.
+ */
+const STANDALONE_GRACE_MS = 300;
 
 export interface GenericCall {
   tool: string;
   args: Record<string, unknown>;
   /** The profile declares the call streaming: its progress is expected, not just allowed. */
   declared: boolean;
+  /** Found by its progress on the session's standalone GET stream, not in its reply. */
+  onStandalone?: boolean;
 }
 
 export interface GenericStream {
@@ -45,6 +54,21 @@ export interface GenericStream {
   res?: WireResponse;
   error?: string;
   exchanges: Exchange[];
+  /** Progress notifications with this call's token that came on the session's standalone GET stream instead. */
+  elsewhere: any[];
+}
+
+/** The session's standalone GET stream, held open through the probes and the round (a stateful server only). */
+export interface StandaloneRecord {
+  /** The GET as recorded. */
+  exchanges: Exchange[];
+  /** The GET's reply, or why there was none. */
+  res?: WireResponse;
+  error?: string;
+  /** Every JSON-RPC message that came on it. */
+  messages: unknown[];
+  /** The progress tokens of the requests that ran while it was open (the probes' and the round's). */
+  tokens: (string | number)[];
 }
 
 export interface GenericRound {
@@ -55,34 +79,77 @@ export interface GenericRound {
   /** The probes and the tools/list before them. */
   discovery: Exchange[];
   deadlineMs: number;
+  /** Absent: the server keeps no session, so there is no standalone stream to read. */
+  standalone?: StandaloneRecord;
 }
 
 export function genericRound(target: TargetInfo): Promise<GenericRound> {
   return runOnce('generic streaming round', () => runRound(target));
 }
 
-async function runRound(target: TargetInfo): Promise<GenericRound> {
+async function runRound(runTarget: TargetInfo): Promise<GenericRound> {
+  // A stateful server: the round runs in a session of its own, whose standalone stream is open throughout, so
+  // every message on it concerns the round's requests alone.
+  const revision = runTarget.sessionId !== undefined ? sessionRevision(runTarget) : undefined;
+  const own = revision ? await openSession(runTarget, revision) : undefined;
+  const target: TargetInfo = own ? { ...runTarget, sessionId: own.sessionId } : runTarget;
   const secrets = runSecrets(target);
   const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), target);
   const deadlineMs = target.timeoutMs;
-  const discovery: Exchange[] = [];
-  const { calls, why } = await findCalls(target, session(discovery), Math.min(deadlineMs, PROBE_DEADLINE_MS));
-  const streams: GenericStream[] = calls.flatMap((call, slot) => VARIANTS.map((variant): GenericStream => ({
-    call, variant, exchanges: [],
-    ...(variant === 'string token' ? { id: namedRequestId('stream'), token: `tok-${slot + 1}-${target.seed % 10_000}` } : variant === 'integer token' ? { id: requestId(), token: slot * 7 } : { id: requestId() }),
-  })));
-  await Promise.all(streams.map(async (s) => {
-    try {
-      s.res = await session(s.exchanges).call(s.call.tool, s.call.args, { id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs, afterResponseMs: CLOSE_GRACE_MS });
-    } catch (err) {
-      s.error = (err as Error).message;
+  const standaloneLog: Exchange[] = [];
+  let stream: StandaloneStream | undefined;
+  try {
+    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, target.timeoutMs), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
+  } catch {
+    // No headers to send (a service target without a key): the calls say why themselves.
+  }
+  const tokens: (string | number)[] = [];
+  try {
+    const discovery: Exchange[] = [];
+    const { calls, why } = await findCalls(target, session(discovery), Math.min(deadlineMs, PROBE_DEADLINE_MS), stream?.messages, tokens);
+    const streams: GenericStream[] = calls.flatMap((call, slot) => VARIANTS.map((variant): GenericStream => ({
+      call, variant, exchanges: [], elsewhere: [],
+      ...(variant === 'string token' ? { id: namedRequestId('stream'), token: `tok-${slot + 1}-${target.seed % 10_000}` } : variant === 'integer token' ? { id: requestId(), token: slot * 7 } : { id: requestId() }),
+    })));
+    tokens.push(...streams.flatMap((s) => (s.token === undefined ? [] : [s.token])));
+    await Promise.all(streams.map(async (s) => {
+      try {
+        s.res = await session(s.exchanges).call(s.call.tool, s.call.args, { id: s.id, ...(s.token !== undefined && { progressToken: s.token }), timeoutMs: deadlineMs, afterResponseMs: CLOSE_GRACE_MS });
+      } catch (err) {
+        s.error = (err as Error).message;
+      }
+    }));
+    let standalone: StandaloneRecord | undefined;
+    if (stream) {
+      await sleep(STANDALONE_GRACE_MS);
+      const { res, error } = await stream.close();
+      standalone = { exchanges: standaloneLog, ...(res && { res }), ...(error !== undefined && { error }), messages: stream.messages, tokens };
+      for (const s of streams) if (s.token !== undefined) s.elsewhere = stream.messages.filter((m) => progressFor(m, s.token!));
     }
-  }));
-  return { calls, streams, why, discovery, deadlineMs };
+    return { calls, streams, why, discovery, deadlineMs, ...(standalone && { standalone }) };
+  } finally {
+    await stream?.close();
+    await own?.close();
+  }
 }
 
+/** The standalone stream is read for the whole round at most this long (closed as soon as the round ends). */
+const STANDALONE_MAX_MS = 300_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether `m` is a progress notification for `token`: the same value, in any JSON type (7 for "7"), so that
+ * stream-progress-token judges the type of what came on the standalone stream too.
+ */
+const progressFor = (m: unknown, token: string | number): boolean => isProgress(m) && String((m as any).params?.progressToken) === String(token);
+
 /** The profile's declared streaming calls, else the first tools that send progress for a progress token. */
-async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number): Promise<{ calls: GenericCall[]; why: string }> {
+/**
+ * `standalone`: the messages of the session's standalone stream, read as they come (absent: the server keeps no
+ * session); a probe's progress found there counts as much as in its reply. `tokens` gets every probe's token.
+ */
+async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number, standalone: readonly unknown[] | undefined, tokens: (string | number)[]): Promise<{ calls: GenericCall[]; why: string }> {
   const declared = Object.values(target.profile.streaming).slice(0, STREAM_SLOTS).map((r) => ({ tool: r.tool, args: r.arguments, declared: true }));
   if (declared.length > 0) return { calls: declared, why: `the profile "${target.profile.name}" declares ${declared.length} streaming call(s)` };
   const listed = await listTools(mcp);
@@ -97,6 +164,7 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
     for (const args of p.instances) {
       tried.set(p.t.name, [...(tried.get(p.t.name) ?? []), JSON.stringify(args)]);
       const token = namedRequestId('probe');
+      tokens.push(token);
       const id = requestId();
       const res = await mcp.call(p.t.name, args, { id, progressToken: token, timeoutMs: deadlineMs }).catch(() => undefined);
       // A call still running at the deadline is told to stop.
@@ -105,15 +173,25 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
         found.push({ tool: p.t.name, args, declared: false });
         return;
       }
+      // Its progress may have gone to the standalone stream instead ("never say a tool sends none when it went elsewhere").
+      if (standalone) {
+        await sleep(standalone.some((m) => progressFor(m, token)) ? 0 : STANDALONE_GRACE_MS);
+        if (standalone.some((m) => progressFor(m, token))) {
+          found.push({ tool: p.t.name, args, declared: false, onStandalone: true });
+          return;
+        }
+      }
     }
   });
   // In tools/list order, whatever order the probes ended in.
   const calls = probes.map((p) => found.find((f) => f.tool === p.t.name)).filter((f): f is GenericCall => f !== undefined).slice(0, STREAM_SLOTS);
   const triedText = probes.map((p) => `${p.t.name} with ${tried.get(p.t.name)?.join(', ') ?? 'nothing'}`).join('; ') || 'none';
   const skipped = listed.length - eligible.length;
+  const elsewhere = calls.filter((c) => c.onStandalone).length;
   return {
     calls,
-    why: `${calls.length} of the tools tried (${triedText}${skipped > 0 ? `; ${skipped} left out on a deployment, not read-only` : ''}) sent notifications/progress when called with a progress token`,
+    why: `${calls.length} of the tools tried (${triedText}${skipped > 0 ? `; ${skipped} left out on a deployment, not read-only` : ''}) sent notifications/progress when called with a progress token`
+      + (elsewhere > 0 ? `, ${elsewhere} of them on the session's standalone GET stream instead of the reply` : standalone ? ' (looked for in the reply and on the session\'s standalone GET stream)' : ''),
   };
 }
 

@@ -68,17 +68,17 @@ export function verifyEndsAfter(c: Judge, res: WireResponse, final: { at: number
   c.verify(lag <= CLOSE_GRACE_MS, `the stream ended ${Math.round(lag)} ms after the result`, `<= ${CLOSE_GRACE_MS} ms`, Math.round(lag));
 }
 
-/** Every progress notification carries exactly the request's token, with its JSON type. */
-export function verifyTokens(c: Judge, res: WireResponse, token: string | number | undefined): void {
-  for (const p of progressOf(res)) {
-    const got = p.m.params?.progressToken;
+/** Every progress notification (`progress`: the messages, in arrival order) carries exactly the request's token, with its JSON type. */
+export function verifyTokens(c: Judge, progress: readonly any[], token: string | number | undefined): void {
+  for (const m of progress) {
+    const got = m.params?.progressToken;
     c.verify(got === token, `a progress notification carries ${JSON.stringify(got)} (${typeof got}), not the request's ${JSON.stringify(token)} (${typeof token})`, token, got ?? null);
   }
 }
 
-/** "The `progress` value MUST increase with each notification": numbers, strictly increasing; returns them. */
-export function verifyIncreasing(c: Judge, res: WireResponse): any[] {
-  const values = progressOf(res).map((p) => p.m.params?.progress);
+/** "The `progress` value MUST increase with each notification": numbers, strictly increasing, in arrival order; returns them. */
+export function verifyIncreasing(c: Judge, progress: readonly any[]): any[] {
+  const values = progress.map((m) => m.params?.progress);
   c.verify(values.every((v) => typeof v === 'number' && Number.isFinite(v)), 'every progress value is a number', 'numbers', values);
   for (let i = 1; i < values.length; i++) c.verify(values[i] > values[i - 1], `progress went from ${values[i - 1]} to ${values[i]}`, 'strictly increasing', values);
   return values;

@@ -1,7 +1,7 @@
 import { check, type CheckContext, describe } from '../src/check.js';
 import { genericRound, STREAM_SLOTS, type GenericStream } from '../src/generic-streams.js';
 import {
-  describeReply, firstResponse, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId,
+  describeReply, firstResponse, isProgress, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId,
   verifyTokens, type Variant,
 } from '../src/stream-reading.js';
 import type { WireResponse } from '../src/wire/client.js';
@@ -25,12 +25,40 @@ async function streamOf(c: CheckContext, slot: number, variant: Variant): Promis
   }
   const s = round.streams.find((x) => x.call === call && x.variant === variant)!;
   c.http.log.push(...s.exchanges);
-  c.observe(`streaming call ${slot}: ${s.call.tool} ${JSON.stringify(s.call.args)} (${s.call.declared ? 'declared by the profile' : 'found to send progress'})`);
+  c.observe(`streaming call ${slot}: ${s.call.tool} ${JSON.stringify(s.call.args)} (${s.call.declared ? 'declared by the profile' : `found to send progress${s.call.onStandalone ? ' on the session\'s standalone GET stream' : ''}`})`);
+  if (s.elsewhere.length > 0) {
+    c.http.log.push(...round.standalone!.exchanges);
+    c.observe(`${s.elsewhere.length} progress notification(s) for this call's token came on the session's standalone GET stream, not in its reply (stream-get-unrelated judges where they went)`);
+  }
   if (!s.res) throw Object.assign(new Error(`the ${s.call.tool} request failed: ${s.error}`), { expected: 'a reply', actual: s.error });
   return { s, res: s.res, deadlineMs: round.deadlineMs };
 }
 
+/** A call's progress: in its reply, else what came for its token on the session's standalone stream. */
+function progressWherever(s: GenericStream, res: WireResponse): any[] {
+  const inReply = progressOf(res).map((p) => p.m);
+  return inReply.length > 0 ? inReply : s.elsewhere;
+}
+
 describe('streaming (any server)', () => {
+  // "The server MAY send JSON-RPC requests and notifications on the stream. These messages SHOULD be unrelated to
+  // any concurrently-running JSON-RPC request from the client." (basic/transports, Listening for Messages from the Server)
+  check('stream-get-unrelated', 'the standalone GET stream carries no progress of a request still running', async (c: CheckContext) => {
+    // Asked first: a server without sessions (the service among them) costs no round.
+    if (c.target.sessionId === undefined) c.notApplicable('not applicable: the server keeps no session, so it has no standalone stream of a session to read');
+    const standalone = (await genericRound(c.target)).standalone;
+    if (!standalone) c.notApplicable('not applicable: no session of its own could be opened for the calls, so no standalone stream was read');
+    c.http.log.push(...standalone.exchanges);
+    const res = standalone.res;
+    if (!res) c.notTestable(`the GET that opens the standalone stream got no reply: ${standalone.error}`);
+    if (res.status !== 200 || res.mediaType !== 'text/event-stream') c.notApplicable(`not applicable: GET answered ${describeReply(res)}, so the server offers no standalone stream`);
+    if (standalone.tokens.length === 0) c.notTestable('no request with a progress token ran while the standalone stream was open (no tool was called)');
+    const related = standalone.messages.filter((m: any) => isProgress(m) && standalone.tokens.some((t) => String(t) === String(m.params?.progressToken)));
+    c.verify(related.length === 0, `${related.length} progress notification(s) of requests still running came on the standalone GET stream instead of their replies`,
+      'no message about a running request on the standalone stream', related.slice(0, 5));
+    c.observe(`the standalone GET stream stayed open while ${standalone.tokens.length} requests with progress tokens ran in its session; ${standalone.messages.length} message(s) came on it, none about them`);
+  }, { generic: true });
+
   for (let slot = 1; slot <= STREAM_SLOTS; slot++) {
     for (const variant of VARIANTS) {
       // "id: ... It MUST be the same as the value of the id member in the Request Object." (JSON-RPC 2.0 §5)
@@ -64,22 +92,25 @@ describe('streaming (any server)', () => {
         if (!s.call.declared) c.notApplicable('not applicable: the profile declares no streaming call; progress is optional in MCP ("MAY send progress notifications")');
         const final = firstResponse(res);
         const before = progressOf(res).filter((p) => !final || p.index < final.index);
-        c.verify(before.length > 0, `no notifications/progress before the result (${describeReply(res)}), though the profile declares ${s.call.tool} a streaming call`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
+        // Progress sent on the standalone stream was sent: where it went is stream-get-unrelated's row.
+        c.verify(before.length > 0 || s.elsewhere.length > 0, `no notifications/progress before the result (${describeReply(res)}), nor on the session's standalone GET stream, though the profile declares ${s.call.tool} a streaming call`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
       }, { generic: 'only' });
 
       // "Progress notifications MUST only reference tokens that: Were provided in an active request": the exact
       // token, with its JSON type.
       check('stream-progress-token', `streaming call ${slot} (${variant}): every progress notification carries the exact token`, async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
-        if (progressOf(res).length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}), so no token to check`);
-        verifyTokens(c, res, s.token);
+        const progress = progressWherever(s, res);
+        if (progress.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}) or on a standalone stream, so no token to check`);
+        verifyTokens(c, progress, s.token);
       }, { generic: 'only' });
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
       check('stream-progress-increasing', `streaming call ${slot} (${variant}): progress strictly increases`, async (c) => {
-        const { res } = await streamOf(c, slot, variant);
-        if (progressOf(res).length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)})`);
-        const values = verifyIncreasing(c, res);
+        const { s, res } = await streamOf(c, slot, variant);
+        const progress = progressWherever(s, res);
+        if (progress.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}) or on a standalone stream`);
+        const values = verifyIncreasing(c, progress);
         c.observe(`progress values: ${JSON.stringify(values)}`);
       }, { generic: 'only' });
     }

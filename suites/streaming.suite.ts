@@ -335,7 +335,7 @@ describe('streaming', () => {
         const progress = progressOf(res);
         // "The body carries progress notifications" (service.md §Events 2): none at all leaves no token to check.
         c.verify(progress.length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
-        verifyTokens(c, res, s.token);
+        verifyTokens(c, progressOf(res).map((p) => p.m), s.token);
       });
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
@@ -343,7 +343,7 @@ describe('streaming', () => {
         const { s, res } = await streamOf(c, tool, variant);
         // "The body carries progress notifications" (service.md §Events 2): none at all has no progress to rise.
         c.verify(progressOf(res).length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
-        const values = verifyIncreasing(c, res);
+        const values = verifyIncreasing(c, progressOf(res).map((p) => p.m));
         const totals = progressOf(res).map((p) => p.m.params?.total).filter((t) => t !== undefined);
         c.verify(totals.every((t) => typeof t === 'number'), '`total`, when present, is a number', 'numbers', totals);
         c.observe(`progress values: ${JSON.stringify(values)}${totals.length ? `, total ${JSON.stringify(totals[0])}` : ''}`);

@@ -76,6 +76,16 @@ export const streamingRequirements: Requirement[] = [
     generic: true,
   },
   {
+    id: 'stream-get-unrelated',
+    group: 'streaming',
+    level: 'SHOULD',
+    source: 'MCP 2025-11-25 basic/transports, Listening for Messages from the Server 4 (also 2025-03-26, 2025-06-18)',
+    text: 'The server MAY send JSON-RPC requests and notifications on the stream. These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.',
+    generic: true,
+    // The standalone GET stream belongs to the 2025-era sessions; 2026-07-28 has neither.
+    revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
+  },
+  {
     id: 'stream-not-buffered',
     group: 'streaming',
     level: 'INFO',

@@ -29,6 +29,8 @@ export interface WireRequest {
    */
   afterResponseMs?: number;
   signal?: AbortSignal;
+  /** Each SSE event's JSON-RPC message (undefined when its data is not JSON) as it arrives: a stream read while it stays open. */
+  onEvent?: (message: unknown) => void;
   /**
    * A 429 is this request's answer, not a throttle to wait out: the description demands another answer here
    * (401 for a missing or refused credential), so a 429 is judged by the check as it came.
@@ -212,6 +214,7 @@ export class WireClient {
       const reader = isSse ? createSseReader((e) => {
         events.push({ at: performance.now() - started, ...e });
         onEvent(e);
+        req.onEvent?.(tryJson(withoutBom(e.data)));
       }) : undefined;
       const decoder = createBodyDecoder();
       try {

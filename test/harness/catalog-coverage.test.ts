@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HTTPS_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
 import { STDIO_CLIENT_FAULTS, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
+import { THIRD_PARTY_FAULTS } from '../../fixtures/third-party/faults.js';
 import { CATALOG } from '../../src/catalog/index.js';
 
 /** Something the repository breaks on purpose, and the catalog rows it declares broken. */
@@ -12,7 +13,8 @@ interface Breaker {
 /**
  * Every deliberate fault whose declared rows a test proves failing: the mutants (test/harness/mutants.test.ts),
  * the broken stdio proxy's faults (test/harness/targets.test.ts) and those only some SDK clients trip on
- * (test/harness/interop-matrix.test.ts), and the faults only an https target shows (test/harness/https-target.test.ts).
+ * (test/harness/interop-matrix.test.ts), the faults only an https target shows (test/harness/https-target.test.ts), and
+ * the SDK servers' faults for rows only the generic profile judges (test/harness/streaming-generic.test.ts).
  * The load and probe variants declare load error kinds, not rows, and the hostile services prove the report
  * door, not a row: neither counts.
  */
@@ -21,6 +23,7 @@ const BREAKERS: Breaker[] = [
   ...HTTPS_MUTANTS.map((m) => ({ by: `https mutant ${m.name}`, violates: m.violates })),
   ...STDIO_FAULTS.map((f) => ({ by: `stdio fault ${f.fault}`, violates: [f.violates] })),
   ...STDIO_CLIENT_FAULTS.map((f) => ({ by: `stdio fault ${f.fault} (SDK stdio clients)`, violates: f.violates })),
+  ...THIRD_PARTY_FAULTS.map((f) => ({ by: `third-party fault ${f.name}`, violates: f.violates })),
 ];
 
 /** The ids of the rows no breaker violates: rows the harness has never been shown to fail. */

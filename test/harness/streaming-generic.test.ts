@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../src/results.js';
+import { THIRD_PARTY_FAULTS } from '../../fixtures/third-party/faults.js';
 import { startThirdParty, type RunningServer } from '../helpers/third-party.js';
 import { runCli } from './run-cli.js';
 
@@ -11,14 +12,16 @@ import { runCli } from './run-cli.js';
  */
 
 const PROFILE = 'fixtures/third-party/profile.json';
+const ON_GET = THIRD_PARTY_FAULTS.find((f) => f.env.PROGRESS_ON_GET === '1')!;
 const statusOf = (r: Results | undefined) => Object.fromEntries((r?.requirements ?? []).map((x) => [x.id, x.status]));
 const observations = (r: Results | undefined, id: string) => (r?.requirements.find((x) => x.id === id)?.checks ?? []).flatMap((c) => c.observations);
 
 describe('streaming rows for any server', () => {
-  const servers: Partial<Record<'plain' | 'silent' | 'fromZero', RunningServer>> = {};
+  const servers: Partial<Record<'plain' | 'silent' | 'fromZero' | 'stateful' | 'onGet', RunningServer>> = {};
   beforeAll(async () => {
-    [servers.plain, servers.silent, servers.fromZero] = await Promise.all([
+    [servers.plain, servers.silent, servers.fromZero, servers.stateful, servers.onGet] = await Promise.all([
       startThirdParty('ts-v1', 'stateless'), startThirdParty('ts-v1', 'stateless', { NO_PROGRESS: '1' }), startThirdParty('ts-v1', 'stateless', { COUNTDOWN_FROM_ZERO: '1' }),
+      startThirdParty('ts-v1', 'stateful'), startThirdParty(ON_GET.server, ON_GET.mode, ON_GET.env),
     ]);
   }, 60_000);
   afterAll(async () => {
@@ -55,6 +58,33 @@ describe('streaming rows for any server', () => {
     const found = observations(run.results, 'stream-progress-token').join('\n').match(/streaming call 1: countdown (\{[^}]*\}) \(found to send progress\)/);
     expect(found, observations(run.results, 'stream-progress-token').join('\n')).not.toBeNull();
     expect(JSON.parse(found![1]!).steps).toBeGreaterThan(0);
+  });
+
+  // Issue 35 item 4: a stateful server answering with JSON sends its progress on the session's standalone GET
+  // stream. The probe reads that stream too: the tool is found, its progress judged where it went, and the
+  // SHOULD that such messages be unrelated to a running request warns; the same SDK server streaming in its
+  // replies passes that row with the stream open beside it.
+  it('progress sent on the standalone GET stream is found and judged there, and warns stream-get-unrelated', async () => {
+    const [onGet, stateful] = await Promise.all([run(servers.onGet!), run(servers.stateful!)]);
+    const status = statusOf(onGet.results);
+    expect(status['stream-get-unrelated'], onGet.stdout).toBe('warn');
+    expect(ON_GET.violates).toEqual(['stream-get-unrelated']);
+    expect(Object.entries(status).filter(([, v]) => v === 'fail' || v === 'warn').map(([id]) => id)).toEqual([...ON_GET.violates]);
+    for (const id of ['stream-final-result-id', 'stream-progress-token', 'stream-progress-increasing']) expect(status[id], `${id}\n${onGet.stdout}`).toBe('pass');
+    expect(observations(onGet.results, 'stream-progress-increasing').join('\n')).toMatch(/countdown \{[^}]*\} \(found to send progress on the session's standalone GET stream\)/);
+    expect(observations(onGet.results, 'stream-progress-increasing').join('\n')).toMatch(/progress values: \[1,/);
+    const warned = onGet.results!.requirements.find((r) => r.id === 'stream-get-unrelated')!.checks[0]!;
+    expect(warned.message).toMatch(/progress notification\(s\) of requests still running came on the standalone GET stream/);
+    expect(warned.wire.some((x) => x.request.method === 'GET')).toBe(true);
+    expect(onGet.code, onGet.stdout).toBe(0);
+
+    const plainStatus = statusOf(stateful.results);
+    expect(plainStatus['stream-get-unrelated'], stateful.stdout).toBe('pass');
+    expect(observations(stateful.results, 'stream-get-unrelated').join('\n')).toMatch(/the standalone GET stream stayed open while \d+ requests with progress tokens ran/);
+    expect(observations(stateful.results, 'stream-progress-token').join('\n')).toMatch(/countdown \{[^}]*\} \(found to send progress\)/);
+    // A server without sessions has no standalone stream of a session.
+    const stateless = await run(servers.plain!);
+    expect(statusOf(stateless.results)['stream-get-unrelated']).toBe('not-applicable');
   });
 
   it('a silent server is told which arguments each tool was tried with', async () => {
