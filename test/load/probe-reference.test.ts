@@ -64,7 +64,10 @@ describe('rate-limit probe against the reference server with known limits', () =
       expect(r.configured).toEqual(limits);
       expect(within(r.sustained.ratePerSecond, limits.ratePerSecond), `rate ${r.sustained.ratePerSecond}`).toBe(true);
       expect(within(r.burst.estimate, limits.burst), `burst ${r.burst.estimate}`).toBe(true);
-      expect(r.limiter.shape).toBe('token-bucket');
+      // The shape is read from when each success came: on a starved machine the sends bunch up and the answer may
+      // be "unknown" (with why), never the wrong shape. test/load/probe-analysis.test.ts proves the models on exact times.
+      expect(r.limiter.shape, r.limiter.why).not.toBe('fixed-window');
+      if (r.limiter.shape === 'unknown') expect(r.limiter.why).toMatch(/neither model fits clearly|not far enough over the limit/);
       expect(verdicts(run)).toEqual({
         'retry-after-present': 'pass', 'retry-after-honest': 'pass', 'isolation-sibling': 'pass', 'isolation-other-workspace': 'pass', 'expect-rate': 'pass', 'expect-burst': 'pass',
       });
