@@ -128,52 +128,58 @@ export interface CheckDefinition {
   concurrent: boolean;
 }
 
-const definitions: CheckDefinition[] = [];
-/** The suite file being loaded and the describe block being declared (src/engine/suites.ts sets the file). */
-let declaring: { file: string; group: string; describe?: string; concurrent: boolean } | undefined;
-
-/** Declares the checks `declare` makes as those of the suite `file` (its requirement group `group`). */
-export async function declaringSuite(file: string, group: string, declare: () => Promise<unknown>): Promise<void> {
-  declaring = { file, group, concurrent: false };
-  try {
-    await declare();
-  } finally {
-    declaring = undefined;
-  }
+/** A suite: its requirement group (the file `suites/<group>.suite.ts`) and its checks, in declaration order. */
+export interface Suite {
+  group: string;
+  checks: readonly CheckDefinition[];
 }
 
-function block(name: string, concurrent: boolean, body: () => void): void {
-  if (!declaring) throw new Error(`describe("${name}") outside a suite being loaded (src/engine/suites.ts loads the suites)`);
-  const outer = declaring;
-  declaring = { ...outer, describe: name, concurrent };
-  try {
-    body();
-  } finally {
-    declaring = outer;
-  }
-}
-
-/** A block of a suite's checks, run one after another; `describe.concurrent`: side by side. */
-export const describe = Object.assign((name: string, body: () => void) => block(name, false, body), {
-  concurrent: (name: string, body: () => void) => block(name, true, body),
-});
-
-/** Every check the loaded suites declared, in declaration order. */
-export function declaredChecks(): readonly CheckDefinition[] {
-  return definitions;
+/** What a suite file declares its checks with: bound to that suite alone, closed once the suite is sealed. */
+export interface SuiteDeclaration {
+  /** A block of the suite's checks, run one after another; `describe.concurrent`: side by side. */
+  describe: ((name: string, body: () => void) => void) & { concurrent: (name: string, body: () => void) => void };
+  /**
+   * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
+   * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
+   */
+  check: (ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options?: CheckOptions) => void;
+  /** The suite, its check list final: a check declared after this (outside the file's own declaration) throws. */
+  seal: () => Suite;
 }
 
 /**
- * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
- * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
+ * Starts the suite of requirement group `group` (`auth`, `properties/jsonrpc`): a suite file takes its
+ * `describe` and `check` from here and exports `seal()`; suites/index.ts lists the suites in run order.
  */
-export function check(ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options: CheckOptions = {}): void {
-  const requirementIds = Array.isArray(ids) ? ids : [ids];
-  for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail when it loads
-  if (!declaring?.describe) throw new Error(`check "${name}" declared outside a describe block of a suite being loaded`);
-  definitions.push({
-    requirementIds, name, body, options, suite: `${declaring.file} > ${declaring.describe}`, group: declaring.group, concurrent: declaring.concurrent,
-  });
+export function defineSuite(group: string): SuiteDeclaration {
+  const file = `suites/${group}.suite.ts`;
+  const checks: CheckDefinition[] = [];
+  let sealed = false;
+  let block: { describe: string; concurrent: boolean } | undefined;
+  const open = (name: string, concurrent: boolean, body: () => void) => {
+    if (sealed) throw new Error(`describe("${name}") after the suite ${file} was sealed: its checks are declared when the file loads`);
+    const outer = block;
+    block = { describe: name, concurrent };
+    try {
+      body();
+    } finally {
+      block = outer;
+    }
+  };
+  return {
+    describe: Object.assign((name: string, body: () => void) => open(name, false, body), { concurrent: (name: string, body: () => void) => open(name, true, body) }),
+    check(ids, name, body, options = {}) {
+      const requirementIds = Array.isArray(ids) ? ids : [ids];
+      for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail when it loads
+      if (sealed) throw new Error(`check "${name}" declared after the suite ${file} was sealed: its checks are declared when the file loads`);
+      if (!block) throw new Error(`check "${name}" declared outside a describe block of ${file}`);
+      checks.push({ requirementIds, name, body, options, suite: `${file} > ${block.describe}`, group, concurrent: block.concurrent });
+    },
+    seal() {
+      sealed = true;
+      return { group, checks };
+    },
+  };
 }
 
 /** The revisions a check's rows all apply to (undefined: none of its rows depends on the revision). */

@@ -1,9 +1,9 @@
+import type { CheckDefinition } from './check.js';
 import { resolve } from 'node:path';
 import { openLedger } from './budget/run-ledger.js';
 import { takeSpent } from './budget/tally.js';
 import { requirement } from './catalog/index.js';
 import { selection } from './selection.js';
-import { loadChecks } from './engine/suites.js';
 import { planChecks, runPlanned, searchesIn } from './engine/runner.js';
 import { inNewScope } from './kit/run-scope.js';
 import { scrubText } from './kit/scrub.js';
@@ -66,10 +66,10 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
  * its own (src/kit/run-scope.ts), so that runs side by side share nothing. Throws TargetError when the
  * target is unusable; an error leaving the run is scrubbed of every secret the run learnt.
  */
-export function runConformance(options: RunOptions): Promise<Results> {
+export function runConformance(options: RunOptions, checks: Promise<readonly CheckDefinition[]>): Promise<Results> {
   return inNewScope(async () => {
     try {
-      return await runInScope(options);
+      return await runInScope(options, checks);
     } catch (err) {
       if (err instanceof Error) err.message = scrubText(err.message, conformanceSecrets(options));
       throw err;
@@ -80,7 +80,7 @@ export function runConformance(options: RunOptions): Promise<Results> {
   });
 }
 
-async function runInScope(options: RunOptions): Promise<Results> {
+async function runInScope(options: RunOptions, loading: Promise<readonly CheckDefinition[]>): Promise<Results> {
   // A missing or malformed profile (e.g. its "limits"), or a selection of nothing, is bad usage: exit 2 with the reason.
   const { profile, selected } = selection(options);
   claimReportDir(resolve(options.reportDir));
@@ -88,7 +88,6 @@ async function runInScope(options: RunOptions): Promise<Results> {
   const started = performance.now();
   const machine = measureHarnessLoad();
   // The suites load while the target starts (the embedded server starts in a thread of its own).
-  const loading = loadChecks();
   loading.catch(() => {}); // awaited below; a target that fails first must not leave it unhandled
   // Deployments get a bounded budget; the embedded target is ours and its limits are set for the suites.
   const owned = options.target === 'embedded' || (options.target === 'stdio' && !options.baseUrl);

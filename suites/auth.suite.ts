@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { splitKey } from '../src/kit/key-form.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { describeSighting } from '../src/key-echoes.js';
@@ -7,6 +7,8 @@ import type { CallRecipe } from '../src/profile.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { redactInPlace } from '../src/wire/redact.js';
 import { requestId } from '../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('auth');
 
 /**
  * service.md §Authentication with the HTTP rules for rejecting a credential: each rejection is a 401 with
@@ -392,3 +394,5 @@ describe.concurrent('auth', () => {
     c.verify(accepted(published) && !published.text.includes(vars.blockId as string), 'the block is still unpublished for its owner', 'not in blocks.list {published: true}', 'listed as published');
   });
 });
+
+export default seal();

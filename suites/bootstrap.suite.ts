@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
 import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
 import { SpellingMatcher } from '../src/kit/key-spellings.js';
@@ -10,6 +10,8 @@ import { WireClient, type WireRequest, type WireResponse } from '../src/wire/cli
 import type { Exchange } from '../src/wire/exchange.js';
 import { redactInPlace } from '../src/wire/redact.js';
 import { runOnce } from '../src/kit/run-scope.js';
+
+const { check, describe, seal } = defineSuite('bootstrap');
 
 /**
  * `POST /api/agent/bootstrap` (service.md §Endpoints 2). Each successful bootstrap creates a workspace and
@@ -435,3 +437,5 @@ describe.concurrent('bootstrap', () => {
     verifyHttpsUrls(c, [{ where: 'claimUrl', url: claimUrl }], 'the claimUrl');
   });
 });
+
+export default seal();

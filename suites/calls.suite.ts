@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import { findId, listTools } from '../src/profile-derive.js';
@@ -16,6 +16,8 @@ import { jsonSnippet } from '../src/kit/text.js';
 import { BoundedCache } from '../src/kit/bounded-cache.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import { requestId } from '../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('calls');
 
 const MODERN = '2026-07-28';
 const SEP_1303 = '2025-11-25';
@@ -445,3 +447,5 @@ describe('calls', () => {
     if (!refusal) c.notTestable(`no plan cap reached within ${bound} creates (the workspace held ${before} block(s), ${created} were created; calls-plan-cap-exists judges a missing cap)`);
   }, { timeout: 60_000 });
 });
+
+export default seal();

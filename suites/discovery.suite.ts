@@ -1,8 +1,10 @@
 import { followPages, listed } from '../src/wire/list-pages.js';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { absoluteUrls } from '../src/handed-out-urls.js';
+
+const { check, describe, seal } = defineSuite('discovery');
 
 /**
  * The discovery files of service.md §Endpoints 3. llms.txt is read by the llmstxt.org proposal; all three
@@ -271,3 +273,5 @@ describe.concurrent('discovery', () => {
     c.verify(wrong.length === 0, `the files name no other MCP endpoint (${wrong.slice(0, 5).join('; ')})`, expected, wrong.slice(0, 5));
   });
 });
+
+export default seal();

@@ -1,5 +1,7 @@
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import type { WireResponse } from '../src/wire/client.js';
+
+const { check, describe, seal } = defineSuite('dns-rebinding');
 
 /**
  * DNS rebinding (MCP basic/transports §Security Warning): a page of `evil.example` rebinds its name to the
@@ -82,3 +84,5 @@ describe('dns-rebinding', () => {
     c.verify(!served(res), `a request with Host ${foreignHost.host} and no Origin is refused (HTTP ${res.status})`, 'a 4xx', c.brief(res));
   }, { generic: true });
 });
+
+export default seal();

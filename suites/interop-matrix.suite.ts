@@ -1,8 +1,10 @@
-import { check, describe } from '../src/check.js';
+import { defineSuite } from '../src/check.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from '../src/interop/clients.js';
 import { runLedger } from '../src/budget/run-ledger.js';
 import { judge, type Step } from '../src/interop/judge.js';
 import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
+
+const { check, describe, seal } = defineSuite('interop-matrix');
 
 /**
  * The interop matrix: the official SDK clients (TypeScript v1 and v2, Python, Go), each its own program,
@@ -50,3 +52,5 @@ for (const client of CLIENT_IDS) {
     matrixCheck(client, 'stdio', `${client}'s stdio client gets every final result through the stdio proxy`);
   });
 }
+
+export default seal();

@@ -1,10 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { epochNow, watchStalls, type StallWatch } from '../src/interop/machine.js';
 import { blameTimeout, TIMEOUT_TEXT } from '../src/interop/timeout-blame.js';
 import { fill } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
 import { Throttled } from '../src/verdict.js';
+
+const { check, describe, seal } = defineSuite('interop');
 
 /**
  * The official SDK client (`@modelcontextprotocol/client`) against the target, configured as the description's
@@ -167,3 +169,5 @@ describe.concurrent('interop: the official SDK client', () => {
     });
   }, { timeout: SDK_CHECK_TIMEOUT });
 });
+
+export default seal();

@@ -1,4 +1,4 @@
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import { passedDeadline, type WireResponse } from '../src/wire/client.js';
@@ -9,6 +9,8 @@ import { rawMember } from '../src/properties/jsonrpc-replies.js';
 import { isJsonRpc } from '../src/wire-judge.js';
 // A JSON-RPC response: an object with a result or an error (a serialized exception is none).
 import { isResponse } from '../src/stream-reading.js';
+
+const { check, describe, seal } = defineSuite('jsonrpc');
 
 
 /** Integer ids that a float64 (beyond 2^53) or an int64 (beyond 2^63) cannot hold exactly. */
@@ -378,3 +380,5 @@ describe('jsonrpc', () => {
     });
   }, { generic: true });
 });
+
+export default seal();

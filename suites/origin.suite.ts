@@ -1,5 +1,7 @@
-import { check, describe } from '../src/check.js';
+import { defineSuite } from '../src/check.js';
 import { isRedirect, RedirectRefused } from '../src/wire/redirect.js';
+
+const { check, describe, seal } = defineSuite('origin');
 
 /**
  * No request leaves the target's origin (issue 13). The wire client never follows a redirect and throws a
@@ -28,3 +30,5 @@ describe('origin', () => {
     }
   });
 });
+
+export default seal();

@@ -1,6 +1,6 @@
 import { adminPost } from '../src/targets/admin-call.js';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
-import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
 import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
 import { McpSession } from '../src/mcp-session.js';
@@ -11,6 +11,8 @@ import { runOnce } from '../src/kit/run-scope.js';
 import { runKeys } from '../src/wire/key-sightings.js';
 import { describeOwnLoad, meterOwnLoad, SATURATED, type OwnLoad } from '../src/kit/harness-load.js';
 import { burstSender } from '../src/burst-sender.js';
+
+const { check, describe, seal } = defineSuite('rate-limit');
 
 // "Per-plan rate limits exist" (service.md §Limits), numbers not shown: the harness holds a key to the limits
 // declared for its plan (src/limits.ts). A burst of tools/list stops at the first 429; with declared limits it
@@ -424,3 +426,5 @@ describe('rate limits', () => {
     c.verify(res.status === 200, `the request after waiting answered ${res.status}`, 200, res.status);
   }, { timeout: 60_000, rateLimit: true });
 });
+
+export default seal();

@@ -1,11 +1,13 @@
 import { randomInt } from 'node:crypto';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import type { Revision } from '../src/catalog/types.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import { baseHeaders, initializeParams, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { namedRequestId } from '../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('session');
 
 /**
  * Session management of the 2025-era Streamable HTTP transport, on servers that assign `Mcp-Session-Id`.
@@ -190,3 +192,5 @@ describe('session', () => {
     }
   }, { generic: true });
 });
+
+export default seal();

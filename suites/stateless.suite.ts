@@ -1,7 +1,9 @@
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { finalMessage, McpSession } from '../src/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { openSession, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
+
+const { check, describe, seal } = defineSuite('stateless');
 
 /**
  * The service keeps no session state (service.md §What the service does, §Limits): no initialize needed,
@@ -154,3 +156,5 @@ describe('stateless', () => {
     c.observe('two POSTs, no initialize and no session header between them; which server instance served each is not visible from outside');
   });
 });
+
+export default seal();

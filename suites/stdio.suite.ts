@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { captured, finalMessage } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -7,6 +7,8 @@ import { StdioProcess } from '../src/targets/stdio.js';
 import { isObject } from '../src/tool-result.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
+
+const { check, describe, seal } = defineSuite('stdio');
 
 /**
  * The stdio proxy, as its stdio client sees it (`--target stdio`). Two conversations are held with the
@@ -283,3 +285,5 @@ describe('stdio proxy', () => {
     }
   }, { timeout: TIMEOUT });
 });
+
+export default seal();

@@ -1,10 +1,12 @@
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { genericRound, STREAM_SLOTS, type GenericStream } from '../src/generic-streams.js';
 import {
   describeReply, firstResponse, isProgress, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId,
   verifyTokens, type Variant,
 } from '../src/stream-reading.js';
 import type { WireResponse } from '../src/wire/client.js';
+
+const { check, describe, seal } = defineSuite('streaming-generic');
 
 /**
  * The streaming rows for any MCP server (the generic profile): each streaming call (declared by the profile, or a
@@ -123,3 +125,5 @@ describe('streaming (any server)', () => {
     }, { generic: 'only' });
   }
 });
+
+export default seal();

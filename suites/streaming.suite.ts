@@ -1,5 +1,5 @@
 import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill, type CallRecipe } from '../src/profile.js';
 import type { TargetInfo } from '../src/target-info.js';
@@ -15,6 +15,8 @@ import {
   CLOSE_GRACE_MS, describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
   verifyNothingAfter, verifyResponseId, verifyTokens, type Variant,
 } from '../src/stream-reading.js';
+
+const { check, describe, seal } = defineSuite('streaming');
 
 /**
  * The five streaming tools (service.md §Events). One round of calls serves every check: each tool with a
@@ -500,3 +502,5 @@ describe('streaming', () => {
     c.verify(value?.trim().toLowerCase() === 'no', `X-Accel-Buffering is ${value === undefined ? 'absent' : JSON.stringify(value)}`, 'no', value ?? null);
   });
 });
+
+export default seal();

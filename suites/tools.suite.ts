@@ -2,12 +2,14 @@ import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { check, type CheckContext, describe } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/check.js';
 import { finalMessage } from '../src/mcp-session.js';
 import { isObject } from '../src/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { withoutTypelessNullable } from '../src/properties/schema-arbitrary.js';
 import { requestId } from '../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('tools');
 
 /** The tools the description names (§Resources, §Events); tools/list is the authority for the rest. */
 const DESCRIBED_TOOLS = ['blocks.create', 'blocks.build', 'blocks.list', 'dataSources.testConnection', 'dataSources.triggerRefresh', 'schedule.preview'];
@@ -184,3 +186,5 @@ describe('tools', () => {
     c.verify(msg?.error?.code === -32602, 'an invalid cursor gets a -32602 error, not a page', { error: { code: -32602 } }, msg ?? res.text.slice(0, 300));
   }, { generic: true });
 });
+
+export default seal();

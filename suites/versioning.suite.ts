@@ -1,5 +1,7 @@
-import { check, describe } from '../src/check.js';
+import { defineSuite } from '../src/check.js';
 import { requestId } from '../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('versioning');
 
 describe('versioning', () => {
   // "The version is carried in the path: the MCP endpoint ends in `/v1`."
@@ -19,3 +21,5 @@ describe('versioning', () => {
     }
   });
 });
+
+export default seal();

@@ -1,4 +1,4 @@
-import { check, runSecrets, type CheckContext, describe } from '../src/check.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
 import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/handed-out-urls.js';
 import { McpSession } from '../src/mcp-session.js';
 import { fill } from '../src/profile.js';
@@ -9,6 +9,8 @@ import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/wire-judge.js';
+
+const { check, describe, seal } = defineSuite('wire');
 
 /**
  * The bytes and frames of the service's replies to plain requests (src/catalog/wire.ts; the judgements are
@@ -154,3 +156,5 @@ describe('wire', () => {
     verifyHttpsUrls(c, urls, 'the discovery files\' links');
   });
 });
+
+export default seal();

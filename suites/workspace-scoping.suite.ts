@@ -1,5 +1,7 @@
-import { check, describe } from '../src/check.js';
+import { defineSuite } from '../src/check.js';
 import { checkScopedReads, checkScopedWrites, dataSourceCalls, scheduleCalls } from '../src/workspace-scoping.js';
+
+const { check, describe, seal } = defineSuite('workspace-scoping');
 
 /**
  * Workspace scoping of data sources and schedules (blocks: suites/auth.suite.ts): each check makes a resource
@@ -30,3 +32,5 @@ describe.concurrent('workspace scoping of data sources and schedules', () => {
     await checkScopedWrites(c, await scheduleCalls(c));
   });
 });
+
+export default seal();

@@ -27,7 +27,8 @@ export async function runRecordingNoVerdict(options: ConformanceCommand['options
   const { runConformance } = await import('../run.js');
   const startedAt = new Date();
   try {
-    return await runConformance(options);
+    // The checks (suites/index.ts) load while the run prepares its target.
+    return await runConformance(options, import('../../suites/index.js').then((m) => m.CHECKS));
   } catch (err) {
     // Exit 2 without a verdict still leaves a folder that says what this run did, never an earlier run's files.
     // A folder that cannot be written takes nothing: the caller's one line says why (the Action reads no old file).

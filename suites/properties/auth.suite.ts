@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { check, type CheckContext, describe } from '../../src/check.js';
+import { type CheckContext, defineSuite } from '../../src/check.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { applyKeyEdit, describeKeyEdit, keyEditArbitrary } from '../../src/properties/key-mutations.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';
 import { requestId } from '../../src/wire/request-ids.js';
+
+const { check, describe, seal } = defineSuite('properties/auth');
 
 /**
  * Authentication searched rather than sampled: every edit of a live key, and any Authorization value at
@@ -69,3 +71,5 @@ describe.concurrent('auth properties', () => {
     });
   }, { property: 'auth-any-value' });
 });
+
+export default seal();

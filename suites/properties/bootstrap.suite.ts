@@ -1,7 +1,9 @@
-import { check, describe } from '../../src/check.js';
+import { defineSuite } from '../../src/check.js';
 import { hasKeyForm, unusableKeyReason } from '../../src/kit/key-form.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
+
+const { check, describe, seal } = defineSuite('properties/bootstrap');
 
 /**
  * `POST /api/agent/bootstrap` searched: bodies a client may send (unicode and long names, odd but valid
@@ -61,3 +63,5 @@ describe.concurrent('bootstrap properties', () => {
     });
   }, { property: 'bootstrap-spoiled-bodies' });
 });
+
+export default seal();

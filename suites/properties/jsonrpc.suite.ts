@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { check, describe } from '../../src/check.js';
+import { defineSuite } from '../../src/check.js';
 import { envelopeProperty, MAX_RUNS, postBody, withEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
 import { jsonRpcLike, malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
 import { isObject } from '../../src/tool-result.js';
 import type { WireResponse } from '../../src/wire/client.js';
+
+const { check, describe, seal } = defineSuite('properties/jsonrpc');
 
 /**
  * JSON-RPC envelopes searched rather than sampled: ids of every JSON type, members missing, extra or of the
@@ -232,3 +234,5 @@ describe.concurrent('jsonrpc properties', () => {
     });
   }, { generic: true, property: 'jsonrpc-batches' });
 });
+
+export default seal();

@@ -1,6 +1,8 @@
-import { check, describe } from '../../src/check.js';
+import { defineSuite } from '../../src/check.js';
 import type { TargetInfo } from '../../src/target-info.js';
 import { checkServiceModel } from '../../src/properties/model/run.js';
+
+const { check, describe, seal } = defineSuite('properties/model');
 
 /** Quick mode is time-boxed (1.5 s of search, 10 s of shrinking); deep mode is not: about 0.5 s per run. */
 const timeout = ({ property: budget }: TargetInfo) => (budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500);
@@ -16,3 +18,5 @@ describe('model', () => {
     'auth-workspace-scoped-read', 'auth-workspace-scoped-write', 'auth-revoked-key-401', 'calls-published-filter-partitions',
   ], 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', checkServiceModel, { timeout, property: 'service-model' });
 });
+
+export default seal();

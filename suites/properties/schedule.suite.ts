@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { check, describe } from '../../src/check.js';
+import { defineSuite } from '../../src/check.js';
 import { finalMessage } from '../../src/mcp-session.js';
 import { listTools } from '../../src/profile-derive.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import { previewArb, runsOf, showPreviews, verifyRuns, type Preview } from '../../src/properties/schedule-previews.js';
 import { passedDeadline } from '../../src/wire/client.js';
+
+const { check, describe, seal } = defineSuite('properties/schedule');
 
 /**
  * schedule.preview searched: 5-field cron expressions (lists, ranges, steps), a `from` instant (often near a DST
@@ -65,3 +67,5 @@ describe.concurrent('schedule properties', () => {
     });
   }, { property: 'schedule-preview-runs' });
 });
+
+export default seal();

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
-import { check, describe } from '../../src/check.js';
+import { defineSuite } from '../../src/check.js';
 import type { Revision } from '../../src/catalog/types.js';
 import { callTool, invalidArgumentsProperty, onDeployment, prepareTools, reply, showCall, smallestInstance, stillRunning, validCalls, withValidArguments, type Call } from '../../src/properties/tool-calls.js';
 import type { WireResponse } from '../../src/wire/client.js';
 import { NotTestable } from '../../src/verdict.js';
 import { isObject, textOf } from '../../src/tool-result.js';
 import { eachLimited } from '../../src/kit/each-limited.js';
+
+const { check, describe, seal } = defineSuite('properties/tool-arguments');
 
 /**
  * Tool arguments searched from the schemas the server publishes: for every tool `tools/list` returns, values
@@ -97,3 +99,5 @@ describe.concurrent('tool argument properties', () => {
     });
   }, { property: 'tool-arguments-sep-1303' });
 });
+
+export default seal();

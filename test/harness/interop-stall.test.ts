@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCheck, runCheck } from '../../src/check.js';
-import { loadChecks } from '../../src/engine/suites.js';
+import { CHECKS } from '../../suites/index.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
 import { loadProfile } from '../../src/profile.js';
@@ -75,7 +75,7 @@ describe('the in-process SDK check on a harness whose event loop stalls', () => 
   });
 
   const runConnect = (timeoutMs: number): Promise<CheckRecord> => inNewScope(async () => {
-    const def = (await loadChecks()).find((d) => d.requirementIds.includes('interop-sdk-legacy-connect'))!;
+    const def = CHECKS.find((d) => d.requirementIds.includes('interop-sdk-legacy-connect'))!;
     // The reference speaks 2025-11-25 (a run detects it; the check runs once per legacy revision spoken).
     const target: TargetInfo = { ...prepared.info, mcpUrl: via, timeoutMs, revisions: ['2025-11-25'] };
     const [planned] = planCheck(def, target, ['interop-sdk-legacy-connect']);

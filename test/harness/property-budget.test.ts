@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
 import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/property.js';
-import { loadChecks } from '../../src/engine/suites.js';
+import { CHECKS } from '../../suites/index.js';
 import { planChecks, runOrder, searches, searchesIn } from '../../src/engine/runner.js';
 import type { Revision } from '../../src/catalog/types.js';
 import type { TargetInfo } from '../../src/target-info.js';
@@ -12,7 +12,7 @@ describe('the property search budget', () => {
   /** The searches a run against a target speaking `revisions` makes for `only` (the checks declare them). */
   const searches = async (revisions: Revision[], only: string[] = []) => {
     const target = { profile: { kind: 'service' }, protocol: 'auto', revisions } as unknown as TargetInfo;
-    return searchesIn(planChecks(await loadChecks(), target, only));
+    return searchesIn(planChecks(CHECKS, target, only));
   };
 
   it('counts the searches the checks of a selection declare, a per-revision search once per revision spoken', async () => {
@@ -55,7 +55,7 @@ describe('the property search budget', () => {
 describe('the order of the groups', () => {
   const plan = async () => {
     const target = { profile: { kind: 'service' }, protocol: 'auto', revisions: ['2025-11-25'] } as unknown as TargetInfo;
-    return planChecks(await loadChecks(), target, []);
+    return planChecks(CHECKS, target, []);
   };
   const searching = (planned: Parameters<typeof searches>[0][]) => planned.some(searches);
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/index.js';
-import { loadChecks } from '../../src/engine/suites.js';
+import { CHECKS } from '../../suites/index.js';
 import { QUICK_BUDGET } from '../../src/property.js';
 import { runCli } from './run-cli.js';
 
@@ -19,7 +19,7 @@ it('the reference server conforms: no failure, no warning, nothing untested', as
   const made = new Map<string, Set<string>>();
   for (const x of r.requirements) for (const c of x.checks) if (c.property) for (const id of c.requirementIds) made.set(c.property.id, (made.get(c.property.id) ?? new Set()).add(id));
   const declared = new Map<string, Set<string>>();
-  for (const def of await loadChecks()) if (def.options.property) for (const id of def.requirementIds) declared.set(def.options.property, (declared.get(def.options.property) ?? new Set()).add(id));
+  for (const def of CHECKS) if (def.options.property) for (const id of def.requirementIds) declared.set(def.options.property, (declared.get(def.options.property) ?? new Set()).add(id));
   const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([id, rows]) => [id, [...rows].sort()]).sort());
   expect(sorted(made)).toEqual(sorted(declared));
   // 20 searches: one per rule of a JSON-RPC response, and notifications accepted and refused apart (suites/properties/jsonrpc.suite.ts).
