@@ -58,7 +58,11 @@ export interface CheckContext {
    * Runs a fast-check property with the run's seed and budget (one per check: its id names it for replay).
    * The predicate uses `verify` or returns false; a failure is shrunk and reported with seed and path.
    */
-  property<T>(spec: PropertySpec<T>): Promise<void>;
+  /**
+   * Runs the check's property search, the one its record declares (`options.property`): the spec's `id` may be
+   * left out (it is the record's), and if given must be the same.
+   */
+  property<T>(spec: Omit<PropertySpec<T>, 'id'> & { id?: string }): Promise<void>;
   /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
   tagClient(tag: InteropTag): void;
   /** Keeps the whole wire log in the reports, whatever the verdict: it is what the verdict rests on (a probe's calls). */
@@ -108,7 +112,7 @@ export interface CheckOptions {
   /** A check of rate limiting: its requests are not paced and its 429s are not waited out. */
   rateLimit?: boolean;
   /**
-   * The property search the check runs (`c.property({ id })`, the id `--replay` names): a run counts the
+   * The property search the check runs (`c.property(spec)` takes this id; `--replay` names it): a run counts the
    * searches of its selection to split its search budget among them before any check starts.
    */
   property?: string;
@@ -271,12 +275,14 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
     keepWire() {
       record.keepWire = true;
     },
-    async property(spec) {
-      if (record.property) throw new Error(`check "${name}" runs a second property (${spec.id}): one property per check, so a replay names it`);
+    async property(given) {
+      const id = given.id ?? options.property;
+      if (record.property) throw new Error(`check "${name}" runs a second property (${id}): one property per check, so a replay names it`);
       // The run split its search budget among the searches its checks declare: an undeclared one would overrun it.
-      if (options.property !== spec.id) throw new Error(`check "${name}" runs the property ${spec.id} but declares ${options.property ?? 'none'} (check options.property)`);
-      record.property = { id: spec.id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
-      const progress = searchReporter(planned.runName, spec.id);
+      if (id === undefined || options.property !== id) throw new Error(`check "${name}" runs the property ${id ?? '(no id)'} but declares ${options.property ?? 'none'} (check options.property)`);
+      const spec = { ...given, id };
+      record.property = { id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
+      const progress = searchReporter(planned.runName, id);
       try {
         record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
       } finally {

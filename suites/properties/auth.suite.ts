@@ -35,7 +35,6 @@ describe.concurrent('auth properties', () => {
     const live = await c.mcp.post(list(), { key });
     c.verify(live.status === 200 && finalMessage(live)?.result !== undefined, 'the unedited key works', 200, live.status);
     await c.property({
-      id: 'auth-key-edits',
       arbitrary: keyEditArbitrary,
       show: (edit) => describeKeyEdit(edit, key.length),
       predicate: async (edit) => {
@@ -61,7 +60,6 @@ describe.concurrent('auth properties', () => {
       token,
     );
     await c.property({
-      id: 'auth-any-value',
       arbitrary: value,
       predicate: async (authorization) => {
         if (authorization.includes(key)) return true;

@@ -19,7 +19,6 @@ describe.concurrent('bootstrap properties', () => {
   check(['bootstrap-returns-key', 'bootstrap-returns-claim-url', 'bootstrap-key-works'], 'property: every valid body (unicode names, odd addresses, extra fields) yields a working key and a claim URL', async (c) => {
     const runLimit = await runsAllowed(c, 'bootstrap-valid-bodies', 60);
     await c.property({
-      id: 'bootstrap-valid-bodies',
       arbitrary: validBodyArb,
       maxRuns: 60,
       ...(runLimit !== undefined && { runLimit }),
@@ -48,7 +47,6 @@ describe.concurrent('bootstrap properties', () => {
   check(['bootstrap-bad-field-no-5xx', 'bootstrap-missing-field-no-5xx'], 'property: a body with fields missing, of another type, or a bad address is accepted or refused with a 4xx, never a 5xx', async (c) => {
     const runLimit = await runsAllowed(c, 'bootstrap-spoiled-bodies', 100);
     await c.property({
-      id: 'bootstrap-spoiled-bodies',
       arbitrary: spoiledBodyArb,
       maxRuns: 100,
       ...(runLimit !== undefined && { runLimit }),

@@ -28,7 +28,6 @@ describe.concurrent('jsonrpc properties', () => {
     const label = (v: { envelope: Envelope; cut: number | null; revision?: string }) => `${body(v)}${v.revision ? ` (MCP-Protocol-Version: ${v.revision})` : ''}`;
     await withEnvelopes(c, 'jsonrpc-envelope-no-5xx', async (s) => {
       await c.property({
-        id: 'jsonrpc-envelope-no-5xx',
         arbitrary: fc.record({ envelope: envelopeArb, revision: fc.constantFrom(...s.revisions), cut: fc.option(fc.nat(), { freq: 4 }) }),
         maxRuns: MAX_RUNS,
         show: label,
@@ -179,7 +178,6 @@ describe.concurrent('jsonrpc properties', () => {
     const refusedWithoutResult = (res: WireResponse) => res.status >= 400 && res.status < 500 && responsesOf(res).every((m) => !('result' in m));
     await withEnvelopes(c, 'jsonrpc-batches', async (s) => {
       await c.property({
-        id: 'jsonrpc-batches',
         arbitrary: batchArb,
         maxRuns: MAX_RUNS,
         show: label,

@@ -38,7 +38,6 @@ describe.concurrent('schedule properties', () => {
     c.observe(`${recipe.tool}: "${tool.description ?? ''}"`);
     if (!/cron/i.test(String(tool.description ?? ''))) return c.notTestable(`${recipe.tool}'s description does not say it evaluates cron expressions`);
     await c.property({
-      id: 'schedule-preview-runs',
       // Always PREVIEWS_PER_RUN previews (almost), but a shrink drops those that do not matter to a failure.
       arbitrary: fc.array(fc.option(previewArb, { freq: 1000, nil: undefined }), { minLength: PREVIEWS_PER_RUN, maxLength: PREVIEWS_PER_RUN })
         .map((xs) => xs.filter((x): x is Preview => x !== undefined)),

@@ -60,7 +60,6 @@ describe.concurrent('tool argument properties', () => {
       return;
     }
     await c.property({
-      id: 'tool-arguments-valid',
       arbitrary: validCalls(s, [undefined, ...c.target.revisions]),
       show: showCall,
       predicate: async (call) => {
