@@ -21,7 +21,7 @@ await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets)
   // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
   const { options, reporter, quiet, startLine, list } = readConformanceCommand(undefined, (known) => (secrets = known));
   if (list) {
-    console.log(scrubLine((await import('./list-requirements.js')).listRequirements(options, list), secrets));
+    console.log(scrubLine((await import('./list-requirements.js')).listRequirements(options, list, (await import('../../suites/index.js')).CHECKS), secrets));
     return 0;
   }
   if (!quiet) console.error(scrubLine(startLine, secrets));

@@ -50,16 +50,23 @@ describe.concurrent('one executable: mcp-canvas-harness <command>', { timeout: 6
   it('conformance --list prints the selected requirements and sends nothing; --json as a JSON array', async () => {
     const text = await bin('conformance', '--list', '--only', 'auth-missing-key-401,bootstrap-returns-key');
     expect(text.code).toBe(0);
-    const lines = text.stdout.trim().split('\n');
+    const all = text.stdout.trim().split('\n');
+    const lines = all.filter((l) => !l.startsWith('    '));
     // In the catalog's order (bootstrap's rows come first), not the order asked for.
     expect(lines[0]).toMatch(/^bootstrap-returns-key\s+MUST\s+bootstrap\s+Response: includes `apiKey`/);
     expect(lines[1]).toMatch(/^auth-missing-key-401\s+MUST\s+auth\s+\S/);
     expect(lines[2]).toBe('2 requirements (2 MUST, 0 SHOULD, 0 MAY, 0 INFO), profile reference');
+    // Each row is followed by the checks that judge it, read off the suites' records.
+    const underAuth = all.slice(all.indexOf(lines[1]!) + 1, all.indexOf(lines[2]!));
+    expect(underAuth.length).toBeGreaterThan(0);
+    for (const l of underAuth) expect(l).toMatch(/^ {4}check: .+ \(suites\/[a-z/-]+\.suite\.ts > .+\)$/);
+    expect(underAuth.some((l) => l.endsWith('(suites/auth.suite.ts > auth)'))).toBe(true);
     const json = await bin('conformance', '--list', '--json', '--only', 'auth-');
     expect(json.code).toBe(0);
     const rows = JSON.parse(json.stdout) as { id: string; level: string; group: string; text: string; source: string }[];
     expect(rows.length).toBeGreaterThan(5);
     for (const r of rows) expect(r).toMatchObject({ id: expect.stringMatching(/^auth-/), level: expect.stringMatching(/^(MUST|SHOULD|MAY|INFO)$/), group: expect.any(String), text: expect.any(String), source: expect.any(String) });
+    expect((rows as unknown as { checks: { name: string; suite: string }[] }[]).every((r) => r.checks.length > 0)).toBe(true);
     // The generic profile lists only the rows that hold for any MCP server.
     const generic = JSON.parse((await bin('conformance', '--list', '--json', '--profile', 'generic')).stdout) as { generic?: boolean }[];
     expect(generic.length).toBeGreaterThan(0);
