@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { searchReporter } from './budget/run-ledger.js';
-import { requirement } from './catalog/index.js';
+import { onlySelects, requirement } from './catalog/index.js';
 import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
 import type { TargetInfo } from './target-info.js';
 import { recordingFetch, type RecordingFetch } from './interop/recording-fetch.js';
@@ -208,7 +208,7 @@ export interface PlannedCheck {
 /** The runs of `def` against `target`, when `only` selects it and the target's profile concerns it. */
 export function planCheck(def: CheckDefinition, target: TargetInfo, only: readonly string[]): PlannedCheck[] {
   const { requirementIds: ids, name } = def;
-  if (only.length > 0 && !ids.some((id) => only.some((o) => id === o || id.startsWith(o)))) return [];
+  if (!ids.some((id) => onlySelects(only, id))) return [];
   if (target.profile.kind === 'generic' ? !def.options.generic : def.options.generic === 'only') return [];
   const applies = rowRevisions(ids.map(requirement));
   const runs = applies ? applies.filter((rev) => target.revisions.includes(rev)) : [];

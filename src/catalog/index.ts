@@ -32,9 +32,14 @@ export function requirement(id: string): Requirement {
   return r;
 }
 
-/** Ids selected by --only (exact ids or prefixes); empty selects all. */
+/** Whether --only selects the row `id`: an exact id or a prefix of it; an empty --only selects every row. The one reading of --only. */
+export function onlySelects(only: readonly string[], id: string): boolean {
+  return only.length === 0 || only.some((o) => id === o || id.startsWith(o));
+}
+
+/** Rows selected by --only, the profile's kind and --clients. */
 export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {
   return (r: Requirement) =>
-    (profileKind === 'service' || r.generic === true) && (only.length === 0 || only.some((o) => r.id === o || r.id.startsWith(o)))
+    (profileKind === 'service' || r.generic === true) && onlySelects(only, r.id)
     && (!r.client || !clients || clients.includes(r.client));
 }
