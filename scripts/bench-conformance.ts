@@ -5,7 +5,7 @@ import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
 import { runConformanceChild } from './conformance-runs.js';
-import { checkRunCount } from '../src/results.js';
+import { checkRunCount } from '../src/engine/results.js';
 import { searchTotals } from '../src/reports/property-text.js';
 import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 import { calibrationSeconds } from './bench/cpu-calibration.js';

@@ -13,7 +13,7 @@ import { describeFailure } from '../src/kit/main.js';
 import { program } from '../src/kit/package-root.js';
 import { Secrets } from '../src/kit/scrub.js';
 import { scrubLine } from '../src/reports/index.js';
-import type { Results } from '../src/results.js';
+import type { Results } from '../src/engine/results.js';
 import { CONFORMANCE_USAGE } from '../src/cli/conformance-options.js';
 import { readConformanceCommand, runRecordingNoVerdict } from '../src/cli/conformance-run.js';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, defineSuite } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import { splitKey } from '../src/kit/key-form.js';
-import { finalMessage } from '../src/mcp-session.js';
-import { describeSighting } from '../src/key-echoes.js';
-import type { CallRecipe } from '../src/profile.js';
+import { finalMessage } from '../src/mcp/mcp-session.js';
+import { describeSighting } from '../src/judging/key-echoes.js';
+import type { CallRecipe } from '../src/profile/profile.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { redactInPlace } from '../src/wire/redact.js';
 import { requestId } from '../src/wire/request-ids.js';
@@ -347,7 +347,7 @@ describe.concurrent('auth', () => {
 
   // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
   // "It is to be treated as a password." No reply carries a key the run holds, in any spelling: the replies of
-  // every other check are judged too, once the run is over (src/key-echoes.ts); these are this row's own.
+  // every other check are judged too, once the run is over (src/judging/key-echoes.ts); these are this row's own.
   check('auth-key-never-echoed', 'replies to valid requests (tools/list, a plain call, a streaming call) carry no key in any spelling', async (c) => {
     if (!c.target.apiKey) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
     const { profile } = c.target;

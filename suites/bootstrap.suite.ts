@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
 import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
 import { SpellingMatcher } from '../src/kit/key-spellings.js';
-import { verifyHttpsUrls } from '../src/handed-out-urls.js';
-import { finalMessage, McpSession } from '../src/mcp-session.js';
-import type { TargetInfo } from '../src/target-info.js';
+import { verifyHttpsUrls } from '../src/judging/handed-out-urls.js';
+import { finalMessage, McpSession } from '../src/mcp/mcp-session.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { redactInPlace } from '../src/wire/redact.js';
@@ -355,7 +355,7 @@ describe.concurrent('bootstrap', () => {
   // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
   // The minting reply displays it in its `apiKey` member, and nowhere else: not in the claimUrl (a link for the
   // human, also mailed), another member or a header of that reply, nor the claim mail. The run-wide half of the
-  // row (src/key-echoes.ts) judges every other reply.
+  // row (src/judging/key-echoes.ts) judges every other reply.
   check('auth-key-never-echoed', 'the key is shown once: in the bootstrap reply\'s apiKey, never its claimUrl or another link, its headers or the claim mail', async (c) => {
     const { body, res } = await bootstrapOnce(c);
     const key = res.json?.apiKey;

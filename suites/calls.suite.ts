@@ -2,16 +2,16 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { finalMessage, McpSession } from '../src/mcp-session.js';
-import { fill, type CallRecipe } from '../src/profile.js';
-import { findId, listTools } from '../src/profile-derive.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { finalMessage, McpSession } from '../src/mcp/mcp-session.js';
+import { fill, type CallRecipe } from '../src/profile/profile.js';
+import { findId, listTools } from '../src/profile/profile-derive.js';
 import { admittedTypes, type JsonType } from '../src/properties/schema-resolve.js';
-import { bootstrapWorkspace } from '../src/fresh-workspace.js';
+import { bootstrapWorkspace } from '../src/judging/fresh-workspace.js';
 import type { WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
-import { isObject, listedItems, textOf } from '../src/tool-result.js';
-import { capBound, describeCapBound, describePlan } from '../src/limits.js';
+import { isObject, listedItems, textOf } from '../src/mcp/tool-result.js';
+import { capBound, describeCapBound, describePlan } from '../src/profile/limits.js';
 import { jsonSnippet } from '../src/kit/text.js';
 import { BoundedCache } from '../src/kit/bounded-cache.js';
 import { runOnce } from '../src/kit/run-scope.js';
@@ -24,7 +24,7 @@ const SEP_1303 = '2025-11-25';
 /** Plan-cap probe: creates sent in concurrent waves, at most CAP_BOUND in all when no cap is declared. */
 const CAP_WAVE = 15;
 const CAP_BOUND = 45;
-/** With a declared cap the fill goes one past its bound (src/limits.ts capBound), but never past this many creates. */
+/** With a declared cap the fill goes one past its bound (src/profile/limits.ts capBound), but never past this many creates. */
 const CAP_DECLARED_MAX = 300;
 const CONTENT_TYPES = ['text', 'image', 'audio', 'resource_link', 'resource'];
 

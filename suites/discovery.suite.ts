@@ -1,8 +1,8 @@
 import { followPages, listed } from '../src/wire/list-pages.js';
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { finalMessage } from '../src/mcp-session.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { finalMessage } from '../src/mcp/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
-import { absoluteUrls } from '../src/handed-out-urls.js';
+import { absoluteUrls } from '../src/judging/handed-out-urls.js';
 
 const { check, describe, seal } = defineSuite('discovery');
 

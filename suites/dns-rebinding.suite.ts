@@ -1,4 +1,4 @@
-import { type CheckContext, defineSuite } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 const { check, describe, seal } = defineSuite('dns-rebinding');

@@ -1,4 +1,4 @@
-import type { CheckDefinition, Suite } from '../src/check.js';
+import type { CheckDefinition, Suite } from '../src/engine/check.js';
 import auth from './auth.suite.js';
 import bootstrap from './bootstrap.suite.js';
 import calls from './calls.suite.js';

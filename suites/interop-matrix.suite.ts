@@ -1,4 +1,4 @@
-import { defineSuite } from '../src/check.js';
+import { defineSuite } from '../src/engine/check.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from '../src/interop/clients.js';
 import { runLedger } from '../src/budget/run-ledger.js';
 import { judge, type Step } from '../src/interop/judge.js';
@@ -12,7 +12,7 @@ const { check, describe, seal } = defineSuite('interop-matrix');
  * Each row judges one client at one step from the lines it printed, with its wire log and its stderr.
  */
 
-/** The matrix the run started beside its checks (src/run.ts), read by every row. */
+/** The matrix the run started beside its checks (src/engine/run.ts), read by every row. */
 const matrixOnce = () => runLedger().sharedWork<Matrix>(MATRIX_WORK);
 
 /** The first check may wait for the whole matrix: every client at once, four runtimes on two cores. */

@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { type CheckContext, defineSuite } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import { epochNow, watchStalls, type StallWatch } from '../src/interop/machine.js';
 import { blameTimeout, TIMEOUT_TEXT } from '../src/interop/timeout-blame.js';
-import { fill } from '../src/profile.js';
-import type { TargetInfo } from '../src/target-info.js';
-import { Throttled } from '../src/verdict.js';
+import { fill } from '../src/profile/profile.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
+import { Throttled } from '../src/engine/verdict.js';
 
 const { check, describe, seal } = defineSuite('interop');
 

@@ -1,14 +1,14 @@
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { finalMessage } from '../src/mcp-session.js';
-import { isObject } from '../src/tool-result.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { finalMessage } from '../src/mcp/mcp-session.js';
+import { isObject } from '../src/mcp/tool-result.js';
 import { passedDeadline, type WireResponse } from '../src/wire/client.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import { withOwnSessions, type OwnSessions } from '../src/targets/own-sessions.js';
 import type { Revision } from '../src/catalog/types.js';
 import { rawMember } from '../src/properties/jsonrpc-replies.js';
-import { isJsonRpc } from '../src/wire-judge.js';
+import { isJsonRpc } from '../src/judging/wire-judge.js';
 // A JSON-RPC response: an object with a result or an error (a serialized exception is none).
-import { isResponse } from '../src/stream-reading.js';
+import { isResponse } from '../src/mcp/stream-reading.js';
 
 const { check, describe, seal } = defineSuite('jsonrpc');
 

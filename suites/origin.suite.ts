@@ -1,4 +1,4 @@
-import { defineSuite } from '../src/check.js';
+import { defineSuite } from '../src/engine/check.js';
 import { isRedirect, RedirectRefused } from '../src/wire/redirect.js';
 
 const { check, describe, seal } = defineSuite('origin');

@@ -1,25 +1,25 @@
 import { adminPost } from '../src/targets/admin-call.js';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
-import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
-import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/limits.js';
-import { McpSession } from '../src/mcp-session.js';
-import type { TargetInfo } from '../src/target-info.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
+import { bootstrapWorkspace } from '../src/judging/fresh-workspace.js';
+import { burstBound, describeBurstBound, describePlan, rateOf, type RunLimits } from '../src/profile/limits.js';
+import { McpSession } from '../src/mcp/mcp-session.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import { runKeys } from '../src/wire/key-sightings.js';
 import { describeOwnLoad, meterOwnLoad, SATURATED, type OwnLoad } from '../src/kit/harness-load.js';
-import { burstSender } from '../src/burst-sender.js';
+import { burstSender } from '../src/judging/burst-sender.js';
 
 const { check, describe, seal } = defineSuite('rate-limit');
 
 // "Per-plan rate limits exist" (service.md §Limits), numbers not shown: the harness holds a key to the limits
-// declared for its plan (src/limits.ts). A burst of tools/list stops at the first 429; with declared limits it
+// declared for its plan (src/profile/limits.ts). A burst of tools/list stops at the first 429; with declared limits it
 // also stops once more requests were served than the plan's bound (a failure), without them after BURST_MAX
 // requests (nothing to judge). Either way at most BURST_DEADLINE_MS. A token bucket serves burst + rate x t, so
 // a burst can only pass the bound by sending faster than the declared rate for long enough: the harness sends
-// as fast as it can (src/burst-sender.ts, more requests in flight while its own event loop has room), and when
+// as fast as it can (src/judging/burst-sender.ts, more requests in flight while its own event loop has room), and when
 // it could not outpace the rate it says so, with what held it back (its own load, or slow replies): a burst the
 // harness could not generate is never the service's fault.
 
@@ -87,7 +87,7 @@ interface Burst {
  * tools/list as a request of the endpoint, and it does work for the caller; a limiter may well let liveness
  * pings or notifications (which ask for no work) through, and a burst of those met with no 429 would blame a
  * service that limits everything it does work for. Its cost to the harness was the reply's record, not the
- * request: src/burst-sender.ts keeps only the status (some 0.4 ms of a core against 1 ms and more).
+ * request: src/judging/burst-sender.ts keeps only the status (some 0.4 ms of a core against 1 ms and more).
  */
 async function burst(target: TargetInfo, key: string | undefined, secrets: string[], base: Pick<Burst, 'keyNote' | 'plan' | 'declared' | 'setup'>, stopAbove?: (elapsedMs: number) => { value: number; how: string }): Promise<Burst> {
   const info: TargetInfo = { ...target, apiKey: key };

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { type CheckContext, defineSuite } from '../src/check.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import type { Revision } from '../src/catalog/types.js';
-import { finalMessage } from '../src/mcp-session.js';
-import { isObject } from '../src/tool-result.js';
+import { finalMessage } from '../src/mcp/mcp-session.js';
+import { isObject } from '../src/mcp/tool-result.js';
 import { baseHeaders, initializeParams, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { namedRequestId } from '../src/wire/request-ids.js';

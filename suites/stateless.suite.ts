@@ -1,5 +1,5 @@
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { finalMessage, McpSession } from '../src/mcp-session.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { finalMessage, McpSession } from '../src/mcp/mcp-session.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { openSession, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { captured, finalMessage } from '../src/mcp-session.js';
-import { fill, type CallRecipe } from '../src/profile.js';
-import type { TargetInfo } from '../src/target-info.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { captured, finalMessage } from '../src/mcp/mcp-session.js';
+import { fill, type CallRecipe } from '../src/profile/profile.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
-import { isObject } from '../src/tool-result.js';
+import { isObject } from '../src/mcp/tool-result.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
 

@@ -1,16 +1,16 @@
-import { type CheckContext, defineSuite } from '../src/check.js';
-import { genericRound, STREAM_SLOTS, type GenericStream } from '../src/generic-streams.js';
+import { type CheckContext, defineSuite } from '../src/engine/check.js';
+import { genericRound, STREAM_SLOTS, type GenericStream } from '../src/judging/generic-streams.js';
 import {
   describeReply, firstResponse, isProgress, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress, verifyNothingAfter, verifyResponseId,
   verifyTokens, type Variant,
-} from '../src/stream-reading.js';
+} from '../src/mcp/stream-reading.js';
 import type { WireResponse } from '../src/wire/client.js';
 
 const { check, describe, seal } = defineSuite('streaming-generic');
 
 /**
  * The streaming rows for any MCP server (the generic profile): each streaming call (declared by the profile, or a
- * tool found to send progress when given a progress token: src/generic-streams.ts) with a string token, an
+ * tool found to send progress when given a progress token: src/judging/generic-streams.ts) with a string token, an
  * integer token and none, judged by MCP's rules on progress and on the response that ends a stream. The
  * service's five tools are suites/streaming.suite.ts's.
  */

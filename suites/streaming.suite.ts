@@ -1,20 +1,20 @@
-import { bootstrapWorkspace } from '../src/fresh-workspace.js';
-import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
-import { McpSession } from '../src/mcp-session.js';
-import { fill, type CallRecipe } from '../src/profile.js';
-import type { TargetInfo } from '../src/target-info.js';
+import { bootstrapWorkspace } from '../src/judging/fresh-workspace.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
+import { McpSession } from '../src/mcp/mcp-session.js';
+import { fill, type CallRecipe } from '../src/profile/profile.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { jsonSnippet } from '../src/kit/text.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
-} from '../src/wire-judge.js';
+} from '../src/judging/wire-judge.js';
 import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import {
   CLOSE_GRACE_MS, describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
   verifyNothingAfter, verifyResponseId, verifyTokens, type Variant,
-} from '../src/stream-reading.js';
+} from '../src/mcp/stream-reading.js';
 
 const { check, describe, seal } = defineSuite('streaming');
 
@@ -237,7 +237,7 @@ function timing(res: WireResponse, baselineMs: number | undefined): { verdict: T
 }
 
 /**
- * The round's replies for the wire rows (src/catalog/wire.ts, judged by src/wire-judge.ts): every stream of the
+ * The round's replies for the wire rows (src/catalog/wire.ts, judged by src/judging/wire-judge.ts): every stream of the
  * fifteen, the 2026-07-28 call and the tools/list sent with them. No recipe is the profile's limit; recipes
  * that could not be sent, or no reply at all, are the service's doing.
  */

@@ -1,4 +1,4 @@
-import { defineSuite } from '../src/check.js';
+import { defineSuite } from '../src/engine/check.js';
 import { requestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('versioning');

@@ -1,20 +1,20 @@
-import { runSecrets, type CheckContext, defineSuite } from '../src/check.js';
-import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/handed-out-urls.js';
-import { McpSession } from '../src/mcp-session.js';
-import { fill } from '../src/profile.js';
-import type { TargetInfo } from '../src/target-info.js';
+import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
+import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/judging/handed-out-urls.js';
+import { McpSession } from '../src/mcp/mcp-session.js';
+import { fill } from '../src/profile/profile.js';
+import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
-} from '../src/wire-judge.js';
+} from '../src/judging/wire-judge.js';
 
 const { check, describe, seal } = defineSuite('wire');
 
 /**
  * The bytes and frames of the service's replies to plain requests (src/catalog/wire.ts; the judgements are
- * src/wire-judge.ts). One round on the run's key serves every row: tools/list and a plain JSON call, each with
+ * src/judging/wire-judge.ts). One round on the run's key serves every row: tools/list and a plain JSON call, each with
  * and without a progress token, and a call of an unknown tool whose name holds non-ASCII characters: a
  * service echoes it in its error, and that is where UTF-8 and Latin-1 differ (ASCII is the same bytes in
  * both). The streaming tools' streams are judged on the streaming suite's own round (suites/streaming.suite.ts),

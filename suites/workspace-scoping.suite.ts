@@ -1,11 +1,11 @@
-import { defineSuite } from '../src/check.js';
-import { checkScopedReads, checkScopedWrites, dataSourceCalls, scheduleCalls } from '../src/workspace-scoping.js';
+import { defineSuite } from '../src/engine/check.js';
+import { checkScopedReads, checkScopedWrites, dataSourceCalls, scheduleCalls } from '../src/judging/workspace-scoping.js';
 
 const { check, describe, seal } = defineSuite('workspace-scoping');
 
 /**
  * Workspace scoping of data sources and schedules (blocks: suites/auth.suite.ts): each check makes a resource
- * of its own with the run's key and tries it with another workspace's key (src/workspace-scoping.ts).
+ * of its own with the run's key and tries it with another workspace's key (src/judging/workspace-scoping.ts).
  */
 describe.concurrent('workspace scoping of data sources and schedules', () => {
   // "A key is workspace-scoped: one key carries the context of one workspace."

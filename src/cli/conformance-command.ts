@@ -1,5 +1,5 @@
 /**
- * The conformance command: reads the command line, runs one conformance run (src/run.ts), prints the verdict
+ * The conformance command: reads the command line, runs one conformance run (src/engine/run.ts), prints the verdict
  * and the report paths. src/cli/conformance.ts loads it once the embedded server's thread has started.
  */
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ import { readConformanceCommand, runRecordingNoVerdict } from './conformance-run
 /** The run's secrets as far as they are known: the raw options first, the run's options once read. */
 let secrets = new Secrets();
 
-// An error leaving a run is scrubbed of the keys it learnt on its way (src/run.ts); the rest here.
+// An error leaving a run is scrubbed of the keys it learnt on its way (src/engine/run.ts); the rest here.
 await main({ usage: CONFORMANCE_USAGE, scrub: (text) => scrubLine(text, secrets) }, async () => {
   // Printed lines pass the same scrubber as the reports (a --base-url may carry credentials).
   const { options, reporter, quiet, startLine, list } = readConformanceCommand(undefined, (known) => (secrets = known));

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { REVISIONS } from '../catalog/types.js';
-import { ConformanceProgress } from '../progress.js';
-import { QUICK_BUDGET, type PropertyBudget } from '../property.js';
-import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from '../run-options.js';
+import { ConformanceProgress } from '../engine/progress.js';
+import { QUICK_BUDGET, type PropertyBudget } from '../engine/property.js';
+import { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from '../engine/run-options.js';
 import { splitCommandLine, DEFAULT_STDIO_COMMAND } from '../targets/stdio.js';
 import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';
 import { enumOption, headerOption, listOption, numberOption, urlOption, UsageError } from '../kit/options.js';
 import { Secrets } from '../kit/scrub.js';
 import { KEY_ENV, keyOption, keySource, mutantOption, seedOption, targetOption, timeoutOption } from './shared-options.js';
-import { parseLimitsOption, type LimitsOption } from '../limits.js';
-import { publicOrigin } from '../profile.js';
+import { parseLimitsOption, type LimitsOption } from '../profile/limits.js';
+import { publicOrigin } from '../profile/profile.js';
 import { CLIENT_IDS, parseClients, type ClientId } from '../interop/clients.js';
 import { callerPath, invocation, replayInvocation, reportDirOption } from '../kit/invocation.js';
 

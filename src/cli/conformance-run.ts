@@ -5,7 +5,7 @@
  * line makes its secrets known before any value is judged; a run that ends without a verdict still leaves
  * a report folder that says so.
  */
-import type { Results } from '../results.js';
+import type { Results } from '../engine/results.js';
 import type { Secrets } from '../kit/scrub.js';
 import { conformanceSecrets, scrubLine } from '../reports/index.js';
 import { parseConformanceArgs, type ConformanceCommand } from './conformance-options.js';
@@ -24,7 +24,7 @@ export function readConformanceCommand(args: string[] | undefined, setSecrets: (
 /** Runs the options; a run that throws (exit 2) records its no-verdict reports first, then throws on. */
 export async function runRecordingNoVerdict(options: ConformanceCommand['options'], secrets: Secrets): Promise<Results> {
   // Loaded once the command line is read: the harness takes a few tenths of a second to load, bad usage need not wait.
-  const { runConformance } = await import('../run.js');
+  const { runConformance } = await import('../engine/run.js');
   const startedAt = new Date();
   try {
     // The checks (suites/index.ts) load while the run prepares its target.

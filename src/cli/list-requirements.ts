@@ -1,7 +1,7 @@
-import type { CheckDefinition } from '../check.js';
+import type { CheckDefinition } from '../engine/check.js';
 import type { Requirement } from '../catalog/types.js';
-import type { RunOptions } from '../run-options.js';
-import { selection } from '../selection.js';
+import type { RunOptions } from '../engine/run-options.js';
+import { selection } from '../engine/selection.js';
 
 /**
  * `conformance --list`: the requirements a run with the same options would judge (its --only, --profile and
@@ -11,7 +11,7 @@ import { selection } from '../selection.js';
  */
 export function listRequirements(options: Pick<RunOptions, 'only' | 'profile' | 'clients'>, format: 'text' | 'json', checks: readonly CheckDefinition[]): string {
   const { rows, profile } = selection(options);
-  // The profile a check applies to, as the run plans it (src/check.ts planCheck).
+  // The profile a check applies to, as the run plans it (src/engine/check.ts planCheck).
   const applies = (def: CheckDefinition) => (profile.kind === 'generic' ? !!def.options.generic : def.options.generic !== 'only');
   const judging = (r: Requirement) => checks.filter((def) => def.requirementIds.includes(r.id) && applies(def));
   if (format === 'json') {

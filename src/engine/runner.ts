@@ -1,9 +1,9 @@
-import { planCheck, runCheck, type CheckDefinition, type PlannedCheck } from '../check.js';
-import type { TargetInfo } from '../target-info.js';
-import type { CheckRecord } from '../verdict.js';
+import { planCheck, runCheck, type CheckDefinition, type PlannedCheck } from './check.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import type { CheckRecord } from './verdict.js';
 import { eachLimited } from '../kit/each-limited.js';
 
-/** What a run tells its progress printer (src/progress.ts) as it goes. */
+/** What a run tells its progress printer (src/engine/progress.ts) as it goes. */
 export interface RunnerEvents {
   /** Every check run the plan holds, before the first starts. */
   planned?(total: number): void;

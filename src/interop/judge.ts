@@ -1,4 +1,4 @@
-import { SPEC_STREAMING_TOOLS } from '../profile-derive.js';
+import { SPEC_STREAMING_TOOLS } from '../profile/profile-derive.js';
 import type { Cell, Matrix, PlannedCall } from './matrix.js';
 import type { ClientLine } from './run-client.js';
 import { blameTimeout, TIMEOUT_TEXT } from './timeout-blame.js';

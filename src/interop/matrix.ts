@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { bootstrapWorkspace } from '../fresh-workspace.js';
-import { McpSession } from '../mcp-session.js';
-import { fill, type CallRecipe } from '../profile.js';
+import { bootstrapWorkspace } from '../judging/fresh-workspace.js';
+import { McpSession } from '../mcp/mcp-session.js';
+import { fill, type CallRecipe } from '../profile/profile.js';
 import { addSpent } from '../budget/tally.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from '../targets/target-info.js';
 import { WireClient } from '../wire/client.js';
 import { redact } from '../wire/redact.js';
 import { runKeys } from '../wire/key-sightings.js';
@@ -152,7 +152,7 @@ async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; w
 
 /**
  * Runs the matrix (every cell side by side) beside the run's checks: its client processes mostly wait on
- * the target (src/run.ts shares the result with the interop-matrix checks through the run's ledger).
+ * the target (src/engine/run.ts shares the result with the interop-matrix checks through the run's ledger).
  */
 export async function startMatrix(target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
   const setupWire: Exchange[] = [];

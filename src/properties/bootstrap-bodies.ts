@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { anyCodePoint } from './code-points.js';
 import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
-import type { CheckContext } from '../check.js';
+import type { CheckContext } from '../engine/check.js';
 import type { WireResponse } from '../wire/client.js';
 
 /**

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import type { CheckContext } from '../check.js';
+import type { CheckContext } from '../engine/check.js';
 import type { Revision } from '../catalog/types.js';
 import { passedDeadline, type WireResponse } from '../wire/client.js';
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 import { bodyOf, classify, envelopeArb, showEnvelope, type Classified, type Envelope, type Kind } from './jsonrpc-envelopes.js';
 import { responsesOf } from './jsonrpc-replies.js';
 import { freshKey } from './workspaces.js';

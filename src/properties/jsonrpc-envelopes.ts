@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 
 /**
  * JSON-RPC envelopes as the envelope properties (suites/properties/jsonrpc.suite.ts) generate them: ids of every

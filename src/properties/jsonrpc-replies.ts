@@ -1,5 +1,5 @@
 import type { WireResponse } from '../wire/client.js';
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 
 /** Reading JSON-RPC replies as the envelope properties judge them: the responses they carry, an id digit for digit, a malformed response. */
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CheckContext } from '../check.js';
+import type { CheckContext } from '../engine/check.js';
 import { firstScheduled, HOUR, isScheduled, localText, MINUTE, parseCron, SCAN_LIMIT, transitions } from './cron.js';
 
 /**

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { BoundedCache } from '../kit/bounded-cache.js';
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 import { admittedTypes, alternativesOf, fold, typesOf, view, type JsonSchema, type JsonType, type Schema } from './schema-resolve.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 
 /**
  * A schema node as the value generators read it: local `$ref`s followed (siblings applied on top, as 2020-12

@@ -1,15 +1,15 @@
 import { followPages, listed } from '../wire/list-pages.js';
 import fc from 'fast-check';
-import type { CheckContext } from '../check.js';
+import type { CheckContext } from '../engine/check.js';
 import type { Revision } from '../catalog/types.js';
-import { finalMessage } from '../mcp-session.js';
+import { finalMessage } from '../mcp/mcp-session.js';
 import { passedDeadline, type WireResponse } from '../wire/client.js';
-import { isObject } from '../tool-result.js';
+import { isObject } from '../mcp/tool-result.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
 import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
 import { freshKey } from './workspaces.js';
 import { requestId } from '../wire/request-ids.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from '../targets/target-info.js';
 
 /**
  * tools/call as the tool argument properties (suites/properties/tool-arguments.suite.ts) make them: the tools

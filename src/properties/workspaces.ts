@@ -1,6 +1,6 @@
 import { adminPost } from '../targets/admin-call.js';
-import type { CheckContext } from '../check.js';
-import { bootstrapWorkspace } from '../fresh-workspace.js';
+import type { CheckContext } from '../engine/check.js';
+import { bootstrapWorkspace } from '../judging/fresh-workspace.js';
 
 /**
  * Keys for property checks. Properties send thousands of requests and must start from known state, so each

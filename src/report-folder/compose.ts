@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scrubText, type Secrets } from '../kit/scrub.js';
 import { renderHtml, type FolderSection } from '../reports/report-html.js';
-import type { Results } from '../results.js';
+import type { Results } from '../engine/results.js';
 import { renderLoadSection } from '../../load/report/load-html.js';
 import { loadWord } from '../../load/report/load-results.js';
 import { renderProbeSection, verdictWord } from '../../load/probe/probe-report.js';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scrubDeep, type Secrets } from '../kit/scrub.js';
-import type { Results } from '../results.js';
+import type { Results } from '../engine/results.js';
 import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
 import type { LoadReport } from '../../load/report/load-results.js';
 import { isProbeResult, PROBE_JSON } from '../../load/probe/probe-report.js';

@@ -1,7 +1,7 @@
-import type { RequirementResult } from '../results.js';
+import type { RequirementResult } from '../engine/results.js';
 import { scrubKeyShapes } from '../kit/scrub.js';
 import { oneLine } from '../kit/text.js';
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 import type { Exchange } from '../wire/exchange.js';
 
 /*
@@ -47,8 +47,8 @@ export function unexercisedWords(count: number, strict: boolean): { head: string
   };
 }
 
-/** Does this requirement make the run fail? One rule, `decide`'s, in src/results.ts. */
-export { failsRun } from '../results.js';
+/** Does this requirement make the run fail? One rule, `decide`'s, in src/engine/results.ts. */
+export { failsRun } from '../engine/results.js';
 
 function exchangeLine(x: Exchange): string {
   const req = `${x.request.method} ${x.request.url}`;

@@ -1,7 +1,7 @@
-import type { RequirementResult, Results } from '../results.js';
-import { checkRunCount, failsRun, untestableMusts } from '../results.js';
+import type { RequirementResult, Results } from '../engine/results.js';
+import { checkRunCount, failsRun, untestableMusts } from '../engine/results.js';
 import { jsonSnippet, oneLine } from '../kit/text.js';
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 
 /** Failing rows printed in full on the console; the rest are counted (summary.md and report.html have all). */
 const SHOWN = 10;

@@ -1,4 +1,4 @@
-import type { Consumption } from '../results.js';
+import type { Consumption } from '../engine/results.js';
 
 /**
  * What the run spent of the deployment, in one line for people: the bootstraps against their budget, the

@@ -5,7 +5,7 @@
  * expects to fail is a notice, a stale baseline entry an error. Pure: the scrubbed results in, lines out
  * (the CLI scrubs each line again when it prints).
  */
-import type { Results } from '../results.js';
+import type { Results } from '../engine/results.js';
 
 /** A command's message: % CR LF escaped (GitHub's toolkit `escapeData`), so a message stays one annotation. */
 export function escapeData(text: string): string {

@@ -1,9 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Results } from '../results.js';
+import type { Results } from '../engine/results.js';
 import { makeDir } from '../kit/make-dir.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from '../targets/target-info.js';
 import { runKeys } from '../wire/key-sightings.js';
 import { TargetError } from '../targets/target.js';
 import { renderJunit } from './junit.js';
@@ -73,7 +73,7 @@ export function claimReportDir(dir: string): void {
 /**
  * Scrubs `results` with `secrets`, writes results.json and (unless `resultsOnly`) junit.xml and summary.md
  * to `dir`, and returns the scrubbed results: print from these, never from the originals. The caller then
- * has the report folder's composer write report.html (src/run.ts `composeReportHtml`).
+ * has the report folder's composer write report.html (src/engine/run.ts `composeReportHtml`).
  */
 export function writeReports(results: Results, dir: string, secrets: Secrets, resultsOnly = false): Results {
   const clean = scrubDeep(results, secrets);

@@ -1,8 +1,8 @@
-import type { RequirementResult, Results } from '../results.js';
+import type { RequirementResult, Results } from '../engine/results.js';
 import { xmlAttr, xmlEscape } from '../kit/escape.js';
 import { scrubKeyShapes } from '../kit/scrub.js';
 import { oneLine } from '../kit/text.js';
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 import { checkLabel, failsRun, formatValue, wireLogText } from './common.js';
 import { describeProperty } from './property-text.js';
 

@@ -10,8 +10,8 @@ import { xmlAttr, xmlEscape } from '../kit/escape.js';
 import { mdText } from '../kit/markdown.js';
 import { scrubDeep, scrubText, type Secrets } from '../kit/scrub.js';
 import { packageInfo } from '../kit/package-root.js';
-import type { Results } from '../results.js';
-import type { RunOptions } from '../run-options.js';
+import type { Results } from '../engine/results.js';
+import type { RunOptions } from '../engine/run-options.js';
 import { claimReportDir } from './index.js';
 
 /** results.json of a run that ended on `why` before any verdict. */

@@ -1,5 +1,5 @@
-import type { PropertyRecord } from '../property.js';
-import type { Results } from '../results.js';
+import type { PropertyRecord } from '../engine/property.js';
+import type { Results } from '../engine/results.js';
 
 /** One line on a property's search: how many runs in how long, and what it found (for every report). */
 export function describeProperty(p: PropertyRecord): string {

@@ -1,7 +1,7 @@
-import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../engine/results.js';
 import { htmlEscape } from '../kit/escape.js';
 import { truncate } from '../kit/text.js';
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';
 import { BODY, PALETTE } from '../kit/page-style.js';

@@ -1,4 +1,4 @@
-import { clientMatrix, notApplicable, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../results.js';
+import { clientMatrix, notApplicable, revisionMatrix, untestableMusts, type RequirementResult, type Results, type RevisionCell } from '../engine/results.js';
 import { mdBlock, mdCell as cell, mdCode, mdText } from '../kit/markdown.js';
 import { truncate } from '../kit/text.js';
 import { checkLabel, failedChecks, failsRun, formatValue, unexercisedWords } from './common.js';

@@ -1,5 +1,5 @@
 import { poolRequest } from '../wire/connections.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 
 /**
  * One call to the embedded target's admin channel (src/targets/admin-channel.ts serves it): a POST with its

@@ -1,6 +1,6 @@
-import { NotTestable, Throttled } from '../verdict.js';
+import { NotTestable, Throttled } from '../engine/verdict.js';
 import { WireClient } from '../wire/client.js';
-import { DEFAULT_WAIT_BUDGET_MS } from '../run-options.js';
+import { DEFAULT_WAIT_BUDGET_MS } from '../engine/run-options.js';
 import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
 

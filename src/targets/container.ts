@@ -4,7 +4,7 @@ import type { ConfigOverrides } from '../../fixtures/reference-server/config.js'
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
 import { loadTestcontainers } from './testcontainers.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';

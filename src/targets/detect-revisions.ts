@@ -1,8 +1,8 @@
 import { poolRequest } from '../wire/connections.js';
 import { addSpent } from '../budget/tally.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
-import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../revision-wire.js';
-import type { TargetInfo } from '../target-info.js';
+import { CLIENT_INFO, LEGACY_REVISIONS, MODERN, speakRevision } from '../mcp/revision-wire.js';
+import type { TargetInfo } from './target-info.js';
 import { runKeys, requestLine, type InspectedReply } from '../wire/key-sightings.js';
 
 interface Probe {

@@ -1,4 +1,4 @@
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import { unusableKeyReason } from '../kit/key-form.js';
 import { adminPost } from './admin-call.js';

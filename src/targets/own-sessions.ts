@@ -1,5 +1,5 @@
 import type { Revision } from '../catalog/types.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 import { openSession, sessionRevision, type OpenedSession } from './session-lifecycle.js';
 
 /** Sessions left behind by a rotation that stay open until the check ends (the newest ones). */

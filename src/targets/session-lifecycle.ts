@@ -1,7 +1,7 @@
 import { poolRequest } from '../wire/connections.js';
 import { addSpent } from '../budget/tally.js';
 import type { Revision } from '../catalog/types.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 import { namedRequestId } from '../wire/request-ids.js';
 
 /**

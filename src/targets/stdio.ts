@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import type { TargetInfo } from '../target-info.js';
-import { isObject } from '../tool-result.js';
+import type { TargetInfo } from './target-info.js';
+import { isObject } from '../mcp/tool-result.js';
 import { redact } from '../wire/redact.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { reaped } from '../kit/child-reaper.js';

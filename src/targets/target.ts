@@ -1,4 +1,4 @@
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 
 /** A target made ready for a run: what the suites need to reach it, and how to tear it down. */
 export interface PreparedTarget {

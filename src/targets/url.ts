@@ -1,5 +1,5 @@
 import { addSpent } from '../budget/tally.js';
-import type { TargetInfo } from '../target-info.js';
+import type { TargetInfo } from './target-info.js';
 import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
 import { unusableKeyReason } from '../kit/key-form.js';
 import type { TargetBase } from './embedded.js';

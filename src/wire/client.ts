@@ -1,7 +1,7 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { bucketOf, OUTSIDE_A_CHECK, runPacer, type WaitRoom } from '../budget/pacer.js';
 import { countExchange } from '../budget/tally.js';
-import { markHarnessCause, markServiceFault, TargetLost, Throttled } from '../verdict.js';
+import { markHarnessCause, markServiceFault, TargetLost, Throttled } from '../engine/verdict.js';
 import { stalledMs } from '../kit/harness-load.js';
 import { isConnectionError, targetGone } from './target-liveness.js';
 import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';

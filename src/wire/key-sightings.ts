@@ -11,7 +11,7 @@ import { scoped, slot } from '../kit/run-scope.js';
  * (src/kit/key-spellings.ts) is noted as a sighting, naming the key's role and the spelling, never the key.
  *
  * Each run keeps its own ledger in its scope (src/kit/run-scope.ts): the report door then knows every key the
- * run held, and `auth-key-never-echoed` sees every sighting (src/key-echoes.ts). Keys never go into a record.
+ * run held, and `auth-key-never-echoed` sees every sighting (src/judging/key-echoes.ts). Keys never go into a record.
  */
 
 /** A reply of the service that carried a key the run holds. */

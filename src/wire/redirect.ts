@@ -1,4 +1,4 @@
-import { CheckFailure } from '../verdict.js';
+import { CheckFailure } from '../engine/verdict.js';
 import { redact } from './redact.js';
 
 /**

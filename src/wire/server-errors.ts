@@ -1,5 +1,5 @@
 import { slot, scoped } from '../kit/run-scope.js';
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 import type { Exchange } from './exchange.js';
 import { currentCheck } from './key-sightings.js';
 import { malformedOrUnexpected } from './malformed-message.js';

@@ -1,4 +1,4 @@
-import type { CheckRecord } from '../verdict.js';
+import type { CheckRecord } from '../engine/verdict.js';
 
 /** Exchanges a check that passed (or could not be exercised) keeps in the reports: how its story starts. */
 export const KEPT_EXCHANGES = 2;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { type CheckContext, defineSuite } from '../../src/check.js';
-import { finalMessage } from '../../src/mcp-session.js';
+import { type CheckContext, defineSuite } from '../../src/engine/check.js';
+import { finalMessage } from '../../src/mcp/mcp-session.js';
 import { applyKeyEdit, describeKeyEdit, keyEditArbitrary } from '../../src/properties/key-mutations.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';

@@ -1,6 +1,6 @@
-import { defineSuite } from '../../src/check.js';
+import { defineSuite } from '../../src/engine/check.js';
 import { hasKeyForm, unusableKeyReason } from '../../src/kit/key-form.js';
-import { finalMessage } from '../../src/mcp-session.js';
+import { finalMessage } from '../../src/mcp/mcp-session.js';
 import { bootstrap, runsAllowed, showSpoiled, spoiledBodyArb, unique, validBodyArb } from '../../src/properties/bootstrap-bodies.js';
 
 const { check, describe, seal } = defineSuite('properties/bootstrap');

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { defineSuite } from '../../src/check.js';
+import { defineSuite } from '../../src/engine/check.js';
 import { envelopeProperty, MAX_RUNS, postBody, withEnvelopes } from '../../src/properties/jsonrpc-envelope-property.js';
 import { batchArb, bodyOf, classify, envelopeArb, UNKNOWN_PREFIX, type Envelope, type Kind } from '../../src/properties/jsonrpc-envelopes.js';
 import { jsonRpcLike, malformed, rawMember, responsesOf, RESPONSE_RULES } from '../../src/properties/jsonrpc-replies.js';
-import { isObject } from '../../src/tool-result.js';
+import { isObject } from '../../src/mcp/tool-result.js';
 import type { WireResponse } from '../../src/wire/client.js';
 
 const { check, describe, seal } = defineSuite('properties/jsonrpc');

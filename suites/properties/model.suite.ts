@@ -1,5 +1,5 @@
-import { defineSuite } from '../../src/check.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import { defineSuite } from '../../src/engine/check.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 import { checkServiceModel } from '../../src/properties/model/run.js';
 
 const { check, describe, seal } = defineSuite('properties/model');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { defineSuite } from '../../src/check.js';
-import { finalMessage } from '../../src/mcp-session.js';
-import { listTools } from '../../src/profile-derive.js';
+import { defineSuite } from '../../src/engine/check.js';
+import { finalMessage } from '../../src/mcp/mcp-session.js';
+import { listTools } from '../../src/profile/profile-derive.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import { previewArb, runsOf, showPreviews, verifyRuns, type Preview } from '../../src/properties/schedule-previews.js';
 import { passedDeadline } from '../../src/wire/client.js';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { defineSuite } from '../../src/check.js';
+import { defineSuite } from '../../src/engine/check.js';
 import type { Revision } from '../../src/catalog/types.js';
 import { callTool, invalidArgumentsProperty, onDeployment, prepareTools, reply, showCall, smallestInstance, stillRunning, validCalls, withValidArguments, type Call } from '../../src/properties/tool-calls.js';
 import type { WireResponse } from '../../src/wire/client.js';
-import { NotTestable } from '../../src/verdict.js';
-import { isObject, textOf } from '../../src/tool-result.js';
+import { NotTestable } from '../../src/engine/verdict.js';
+import { isObject, textOf } from '../../src/mcp/tool-result.js';
 import { eachLimited } from '../../src/kit/each-limited.js';
 
 const { check, describe, seal } = defineSuite('properties/tool-arguments');

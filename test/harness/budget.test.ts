@@ -4,7 +4,7 @@ import { bootstrapPermit, openLedger, RunLedger } from '../../src/budget/run-led
 import { inNewScope } from '../../src/kit/run-scope.js';
 import { bucketOf, holdBackMs } from '../../src/budget/pacer.js';
 import { addSpent, countExchange, takeSpent } from '../../src/budget/tally.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 
 describe('bootstrap plan', () => {
   it('shares never exceed the budget, and the same budget always buys the same shares', () => {

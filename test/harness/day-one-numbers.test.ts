@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Consumption, RequirementResult, Results } from '../../src/results.js';
+import type { Consumption, RequirementResult, Results } from '../../src/engine/results.js';
 import { renderJunit } from '../../src/reports/junit.js';
 import { renderSummary } from '../../src/reports/summary-md.js';
 import { describeSearches } from '../../src/reports/property-text.js';
 import { describeConsumption } from '../../src/reports/consumption.js';
-import type { CheckRecord, PropertyRecord } from '../../src/verdict.js';
+import type { CheckRecord, PropertyRecord } from '../../src/engine/verdict.js';
 
 /* Issue 36, "small things that erode trust": numbers a team reads on day one must agree with each other. */
 

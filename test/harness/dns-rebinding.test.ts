@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Middleware } from '../../fixtures/reference-server/app.js';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { freePort } from '../../src/kit/free-port.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { runCli } from './run-cli.js';
 
 /**

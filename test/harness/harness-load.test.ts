@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureHarnessLoad, stalledMs, STALL_MS } from '../../src/kit/harness-load.js';
 import { WireClient } from '../../src/wire/client.js';
-import { harnessCause, isVerdict } from '../../src/verdict.js';
+import { harnessCause, isVerdict } from '../../src/engine/verdict.js';
 
 /** Holds this process's event loop, as a starved machine or a long synchronous step does. */
 function hold(ms: number): void {

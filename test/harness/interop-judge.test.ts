@@ -5,8 +5,8 @@ import type { Cell, Matrix } from '../../src/interop/matrix.js';
 import type { ClientLine } from '../../src/interop/run-client.js';
 import { blameTimeout } from '../../src/interop/timeout-blame.js';
 import type { Exchange } from '../../src/wire/exchange.js';
-import { clientMatrix, type RequirementResult } from '../../src/results.js';
-import type { CheckRecord } from '../../src/verdict.js';
+import { clientMatrix, type RequirementResult } from '../../src/engine/results.js';
+import type { CheckRecord } from '../../src/engine/verdict.js';
 
 /** A judge that ends like a check does: the first verdict wins. */
 function outcome(step: Step, matrix: Matrix, cell: Cell): { status: 'pass' | 'fail' | 'not-testable' | 'not-applicable'; message?: string; notes: string[] } {

@@ -1,16 +1,16 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planCheck, runCheck } from '../../src/check.js';
+import { planCheck, runCheck } from '../../src/engine/check.js';
 import { CHECKS } from '../../suites/index.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
-import { loadProfile } from '../../src/profile.js';
-import { QUICK_BUDGET } from '../../src/property.js';
+import { loadProfile } from '../../src/profile/profile.js';
+import { QUICK_BUDGET } from '../../src/engine/property.js';
 import { prepareEmbedded } from '../../src/targets/embedded.js';
 import type { PreparedTarget } from '../../src/targets/target.js';
-import type { TargetInfo } from '../../src/target-info.js';
-import type { CheckRecord } from '../../src/verdict.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
+import type { CheckRecord } from '../../src/engine/verdict.js';
 
 /**
  * "What the harness's own machine causes is never the service's fault" (issue 33). The in-process SDK check

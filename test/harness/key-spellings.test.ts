@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
 import { aliasOf, REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
-import { keyEchoRecord } from '../../src/key-echoes.js';
+import { keyEchoRecord } from '../../src/judging/key-echoes.js';
 import { runKeys, type InspectedReply } from '../../src/wire/key-sightings.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';

@@ -105,7 +105,7 @@ describe('the import graph', () => {
 
   it('is read from the real tree (the reader finds the imports it must)', () => {
     expect(edges.size).toBeGreaterThan(200);
-    expect(edges.get('src/cli/conformance-run.ts')).toContain('src/run.ts');
+    expect(edges.get('src/cli/conformance-run.ts')).toContain('src/engine/run.ts');
     // Every kind of import the reader knows: a dynamic one, a type-only one, a re-export.
     expect(importsOf(join(ROOT, 'x/a.ts'), "const m = await import('./b.js');\nimport type { T } from '../src/kit/scrub.js';\nexport { y } from './c';\n"))
       .toEqual(['src/kit/scrub.ts']); // ./b and ./c do not exist beside x/a.ts: only existing modules count
@@ -113,6 +113,11 @@ describe('the import graph', () => {
 
   it('has every file in a layer', () => {
     expect([...edges.keys()].filter((f) => layerOf(f) < 0)).toEqual([]);
+  });
+
+  // src/ is folders by role (docs/architecture.md): a file's folder says what it is for.
+  it('keeps no loose file in src/', () => {
+    expect([...edges.keys()].filter((f) => /^src\/[^/]+$/.test(f))).toEqual([]);
   });
 
   it('never imports from a higher layer into a lower one', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { burstBound, capBound, describeBurstBound, parseLimitsOption, referenceLimitsInForce, resolveRunLimits, validateLimits } from '../../src/limits.js';
-import { loadProfile } from '../../src/profile.js';
-import { ROOT } from '../../src/run.js';
+import { burstBound, capBound, describeBurstBound, parseLimitsOption, referenceLimitsInForce, resolveRunLimits, validateLimits } from '../../src/profile/limits.js';
+import { loadProfile } from '../../src/profile/profile.js';
+import { ROOT } from '../../src/engine/run.js';
 import { runCli } from './run-cli.js';
 
 describe('declared limits', () => {

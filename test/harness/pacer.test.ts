@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RETRIES } from '../../src/budget/pacer.js';
 import { openLedger } from '../../src/budget/run-ledger.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
-import { Throttled } from '../../src/verdict.js';
+import { Throttled } from '../../src/engine/verdict.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpSession, finalMessage } from '../../src/mcp-session.js';
-import { fill, type Profile } from '../../src/profile.js';
-import { argumentsFor, deriveProfile, deriveResourceTools, type Arguments, findId, listTools, resourceOf, type ListedTool } from '../../src/profile-derive.js';
+import { McpSession, finalMessage } from '../../src/mcp/mcp-session.js';
+import { fill, type Profile } from '../../src/profile/profile.js';
+import { argumentsFor, deriveProfile, deriveResourceTools, type Arguments, findId, listTools, resourceOf, type ListedTool } from '../../src/profile/profile-derive.js';
 import { schemaValidator } from '../../src/properties/schema-arbitrary.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 import { WireClient } from '../../src/wire/client.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openLedger, searchReporter, type SearchProgress } from '../../src/budget/run-ledger.js';
-import type { PlannedCheck } from '../../src/check.js';
+import type { PlannedCheck } from '../../src/engine/check.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
-import { ConformanceProgress, countRecords, groupLine } from '../../src/progress.js';
+import { ConformanceProgress, countRecords, groupLine } from '../../src/engine/progress.js';
 import { escapeData, escapeProperty, githubAnnotations } from '../../src/reports/github.js';
 import { Secrets } from '../../src/kit/scrub.js';
-import type { Results } from '../../src/results.js';
-import type { CheckRecord } from '../../src/verdict.js';
+import type { Results } from '../../src/engine/results.js';
+import type { CheckRecord } from '../../src/engine/verdict.js';
 import { runCli } from './run-cli.js';
 
 // Escape sequences of a terminal (CSI, a carriage return redraw): none may reach a CI log.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
-import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/property.js';
+import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/engine/property.js';
 import { CHECKS } from '../../suites/index.js';
 import { planChecks, runOrder, searches, searchesIn } from '../../src/engine/runner.js';
 import type { Revision } from '../../src/catalog/types.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 
 /** --budget: the run's search time, split evenly among the searches its selection makes. */
 describe('the property search budget', () => {

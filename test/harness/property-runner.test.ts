@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PropertyFailure, runProperty, type PropertyBudget } from '../../src/property.js';
+import { PropertyFailure, runProperty, type PropertyBudget } from '../../src/engine/property.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 
 /** The property runner on its own: budgets, shrinking, replay by path, and runs that never end. */

@@ -11,7 +11,7 @@ import { REDIRECT_ORIGIN_ENV } from '../../fixtures/mutants/redirect.js';
 import type { Mutant } from '../../fixtures/mutants/mutant.js';
 import { ProbeClient } from '../../load/probe/client.js';
 import { runConformanceChild } from '../../scripts/conformance-runs.js';
-import { CheckFailure } from '../../src/verdict.js';
+import { CheckFailure } from '../../src/engine/verdict.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { noRedirectFetch, RedirectRefused, refuseRedirect } from '../../src/wire/redirect.js';

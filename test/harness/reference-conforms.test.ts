@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/index.js';
 import { CHECKS } from '../../suites/index.js';
-import { QUICK_BUDGET } from '../../src/property.js';
+import { QUICK_BUDGET } from '../../src/engine/property.js';
 import { runCli } from './run-cli.js';
 
 /** The faithful reference passes cleanly, and every catalog row is verified by some check. */

@@ -7,7 +7,7 @@ import { aliasOf, Secrets } from '../../src/kit/scrub.js';
 
 /** A secret's alias for the run (src/kit/scrub.ts) as an HTML page shows it. */
 const escapedAlias = (secret: string) => aliasOf(secret).replace('<', '&lt;').replace('>', '&gt;');
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
 import { renderProbeHtml, renderProbeSection } from '../../load/probe/probe-report.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import { findChromium } from '../../src/kit/chromium.js';
 import { runCli } from './run-cli.js';

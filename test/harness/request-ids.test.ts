@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inNewScope } from '../../src/kit/run-scope.js';
 import { requestIdsIn } from '../../src/targets/own-sessions.js';
 import { namedRequestId, requestId } from '../../src/wire/request-ids.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { startThirdParty, type RunningServer } from '../helpers/third-party.js';
 import { runCli } from './run-cli.js';
 

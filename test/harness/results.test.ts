@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, decide, failsRun, requirementStatus, untestableMusts } from '../../src/results.js';
-import { CheckFailure, isVerdict, markServiceFault, NotTestable, type CheckRecord } from '../../src/verdict.js';
-import { PropertyFailure } from '../../src/property.js';
+import { aggregate, decide, failsRun, requirementStatus, untestableMusts } from '../../src/engine/results.js';
+import { CheckFailure, isVerdict, markServiceFault, NotTestable, type CheckRecord } from '../../src/engine/verdict.js';
+import { PropertyFailure } from '../../src/engine/property.js';
 import { CATALOG } from '../../src/catalog/index.js';
 
 const rec = (ids: string[], status: CheckRecord['status']): CheckRecord => ({ name: 'c', suite: 's', requirementIds: ids, status, observations: [], wire: [], durationMs: 1 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { requirement } from '../../src/catalog/index.js';
 import type { Revision } from '../../src/catalog/types.js';
-import { aggregate, decide, revisionMatrix, type Results } from '../../src/results.js';
+import { aggregate, decide, revisionMatrix, type Results } from '../../src/engine/results.js';
 import { renderJunit } from '../../src/reports/junit.js';
 import { renderHtml } from '../../src/reports/report-html.js';
 import { renderSummary } from '../../src/reports/summary-md.js';
-import type { CheckRecord } from '../../src/verdict.js';
+import type { CheckRecord } from '../../src/engine/verdict.js';
 
 const rec = (id: string, status: CheckRecord['status'], revision?: Revision): CheckRecord =>
   ({ name: `check of ${id}`, suite: 's', requirementIds: [id], status, observations: [], wire: [], durationMs: 1, ...(revision && { revision }) });

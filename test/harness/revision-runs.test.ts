@@ -5,7 +5,7 @@ import { startReferenceServer, type Middleware, type ReferenceServer } from '../
 import { isMcp, readRequestBody, tryParse, withBody } from '../../fixtures/mutants/intercept.js';
 import { detectRevisions } from '../../src/targets/detect-revisions.js';
 import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
-import type { TargetInfo } from '../../src/target-info.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 import { bootstrap } from '../helpers/reference.js';
 import { expectValid } from '../helpers/results-schema.js';
 import { runCli } from './run-cli.js';

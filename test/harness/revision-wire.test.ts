@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpSession } from '../../src/mcp-session.js';
+import { McpSession } from '../../src/mcp/mcp-session.js';
 import {
   CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, primaryRevision, speakRevision,
-} from '../../src/revision-wire.js';
-import type { TargetInfo } from '../../src/target-info.js';
+} from '../../src/mcp/revision-wire.js';
+import type { TargetInfo } from '../../src/targets/target-info.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { runCommandLine } from '../../scripts/conformance-runs.js';
 import { program } from '../../src/kit/package-root.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { startListening, type ListeningServer } from '../helpers/listening-server.js';
 
 /**

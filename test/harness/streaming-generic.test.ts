@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { THIRD_PARTY_FAULTS } from '../../fixtures/third-party/faults.js';
 import { startThirdParty, type RunningServer } from '../helpers/third-party.js';
 import { runCli } from './run-cli.js';

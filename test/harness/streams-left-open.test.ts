@@ -3,7 +3,7 @@ import { mutant } from '../../fixtures/mutants/index.js';
 import type { ReferenceServer } from '../../fixtures/reference-server/app.js';
 import { startServer } from '../../fixtures/variants/variant.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 
 /**
  * Issue 35 item 7: with every SSE stream kept open after its final result (a SHOULD broken, `stream-closes`), a

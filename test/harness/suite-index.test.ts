@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defineSuite } from '../../src/check.js';
+import { defineSuite } from '../../src/engine/check.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { SUITES } from '../../suites/index.js';

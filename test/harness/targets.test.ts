@@ -10,7 +10,7 @@ import { variant } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { ConformanceRuns, runConformanceChild } from '../../scripts/conformance-runs.js';
 import { program } from '../../src/kit/package-root.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/index.js';
-import type { Results } from '../../src/results.js';
+import type { Results } from '../../src/engine/results.js';
 import { startThirdParty, type RunningServer, type ThirdPartyServer } from '../helpers/third-party.js';
 import { runCli } from './run-cli.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
-import { DEFAULT_BOOTSTRAP_BUDGET } from '../../src/run.js';
+import { DEFAULT_BOOTSTRAP_BUDGET } from '../../src/engine/run.js';
 import { runCli } from './run-cli.js';
 
 /**

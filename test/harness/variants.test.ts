@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VARIANTS } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
-import { defaultProfile } from '../../src/run.js';
+import { defaultProfile } from '../../src/engine/run.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { failingRows, describeRows } from '../helpers/variant-verdict.js';
 import { outputLeaks, reportFiles } from '../helpers/key-leaks.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runConformanceChild } from '../../scripts/conformance-runs.js';
-import type { CheckRecord } from '../../src/verdict.js';
+import type { CheckRecord } from '../../src/engine/verdict.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { KEPT_EXCHANGES, sampleWire } from '../../src/wire/wire-sample.js';
 

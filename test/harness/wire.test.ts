@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fill, } from '../../src/profile.js';
-import { jsonPointer, McpSession } from '../../src/mcp-session.js';
+import { fill, } from '../../src/profile/profile.js';
+import { jsonPointer, McpSession } from '../../src/mcp/mcp-session.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { redact, redactHeaders } from '../../src/wire/redact.js';

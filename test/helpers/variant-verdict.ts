@@ -1,4 +1,4 @@
-import type { RequirementResult, Results } from '../../src/results.js';
+import type { RequirementResult, Results } from '../../src/engine/results.js';
 
 /** The requirement rows a run failed (a MUST with a failing check). */
 export function failingRows(results: Results): RequirementResult[] {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS, type LoadRequest } from '../../load/scenarios.js';
-import { loadProfile } from '../../src/profile.js';
+import { loadProfile } from '../../src/profile/profile.js';
 
 // load/scenarios.ts writes its arguments down (it is plain for k6: no I/O, so it cannot read the profile);
 // they must stay copies of the reference profile's recipes, as its header says.

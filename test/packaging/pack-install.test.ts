@@ -39,7 +39,7 @@ describe('the packed project, installed without dev dependencies', () => {
     // ssh2, cpu-features and protobufjs) is an optional peer: not in every install.
     for (const optional of ['testcontainers', 'ssh2', 'cpu-features', 'protobufjs']) expect(existsSync(join(app, 'node_modules', optional)), optional).toBe(false);
     // Sources stay out: what runs is dist/.
-    expect(existsSync(join(app, 'src/run.ts'))).toBe(false);
+    expect(existsSync(join(app, 'src/engine/run.ts'))).toBe(false);
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(Object.values(pkg.scripts).filter((s) => /\btsx\b/.test(s))).toEqual([]);
   });

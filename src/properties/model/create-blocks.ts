@@ -1,4 +1,4 @@
-import { finalMessage } from '../../mcp-session.js';
+import { finalMessage } from '../../mcp/mcp-session.js';
 import { ModelCommand } from './command.js';
 import { accepted, expectLive, expectRevoked } from './observe.js';
 import { keyName, keyOf, labelOf, secretOf, type Model, type Real, type WsName } from './state.js';

@@ -1,6 +1,6 @@
-import { finalMessage } from '../../mcp-session.js';
-import { fill } from '../../profile.js';
-import { isObject, listedItems } from '../../tool-result.js';
+import { finalMessage } from '../../mcp/mcp-session.js';
+import { fill } from '../../profile/profile.js';
+import { isObject, listedItems } from '../../mcp/tool-result.js';
 import type { WireResponse } from '../../wire/client.js';
 import { keyName, labelOf, secretOf, type Model, type ModelBlock, type ModelKey, type ModelWorkspace, type Real } from './state.js';
 

@@ -1,4 +1,4 @@
-import { fill } from '../../profile.js';
+import { fill } from '../../profile/profile.js';
 import { ModelCommand } from './command.js';
 import { accepted, expectLive, expectRevoked } from './observe.js';
 import { aim, keyName, secretOf, type Model, type Real } from './state.js';

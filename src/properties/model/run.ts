@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CheckContext } from '../../check.js';
+import type { CheckContext } from '../../engine/check.js';
 import { canAdminister, freshKey, mintSibling } from '../workspaces.js';
 import { modelCommands, showRun } from './commands.js';
 import { listEverywhere } from './observe.js';

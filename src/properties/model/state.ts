@@ -1,5 +1,5 @@
-import type { CheckContext } from '../../check.js';
-import type { CallRecipe } from '../../profile.js';
+import type { CheckContext } from '../../engine/check.js';
+import type { CallRecipe } from '../../profile/profile.js';
 
 /**
  * A model of what a client observes of the service across calls: workspaces, their keys (live or revoked)

@@ -1,19 +1,19 @@
 import { setMaxListeners } from 'node:events';
-import { searchReporter } from './budget/run-ledger.js';
-import { onlySelects, requirement } from './catalog/index.js';
-import { REVISIONS, type Requirement, type Revision } from './catalog/types.js';
-import type { TargetInfo } from './target-info.js';
-import { recordingFetch, type RecordingFetch } from './interop/recording-fetch.js';
-import { finalMessage, McpSession } from './mcp-session.js';
+import { searchReporter } from '../budget/run-ledger.js';
+import { onlySelects, requirement } from '../catalog/index.js';
+import { REVISIONS, type Requirement, type Revision } from '../catalog/types.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import { recordingFetch, type RecordingFetch } from '../interop/recording-fetch.js';
+import { finalMessage, McpSession } from '../mcp/mcp-session.js';
 import { runProperty, type PropertyRecord, type PropertySpec } from './property.js';
-import { primaryRevision } from './revision-wire.js';
+import { primaryRevision } from '../mcp/revision-wire.js';
 import { CheckFailure, harnessCause, isVerdict, NotTestable, TargetLost, type CheckRecord, type InteropTag } from './verdict.js';
-import { stalledMs } from './kit/harness-load.js';
-import { lostExchange, targetGone } from './wire/target-liveness.js';
-import { WireClient, type WireResponse } from './wire/client.js';
-import type { Exchange } from './wire/exchange.js';
-import { inCheck, runKeys } from './wire/key-sightings.js';
-import { redact } from './wire/redact.js';
+import { stalledMs } from '../kit/harness-load.js';
+import { lostExchange, targetGone } from '../wire/target-liveness.js';
+import { WireClient, type WireResponse } from '../wire/client.js';
+import type { Exchange } from '../wire/exchange.js';
+import { inCheck, runKeys } from '../wire/key-sightings.js';
+import { redact } from '../wire/redact.js';
 
 /**
  * A conformance check is a record: the requirement rows it verifies, its name, what it needs (its deadline,

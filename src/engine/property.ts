@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CheckFailure, markServiceFault, NotTestable, TargetLost, Throttled, type PropertyRecord } from './verdict.js';
-import type { Exchange } from './wire/exchange.js';
+import type { Exchange } from '../wire/exchange.js';
 
 /** How hard properties search: a quick CI mode is time-boxed, a deep mode asks for many runs. */
 export interface PropertyBudget {
@@ -50,7 +50,7 @@ export interface PropertySpec<T> {
 }
 
 /** What a property run leaves in the check's record: enough to judge the search and to replay a failure. */
-// The record lives beside the check record it belongs to (src/verdict.ts), so neither module needs the other's.
+// The record lives beside the check record it belongs to (src/engine/verdict.ts), so neither module needs the other's.
 export type { PropertyRecord } from './verdict.js';
 
 export class PropertyFailure extends Error {

@@ -1,12 +1,12 @@
-import type { Revision } from './catalog/types.js';
-import type { LimitsOption } from './limits.js';
+import type { Revision } from '../catalog/types.js';
+import type { LimitsOption } from '../profile/limits.js';
 import type { PropertyBudget } from './property.js';
-import type { Secrets } from './kit/scrub.js';
-import type { ClientId } from './interop/clients.js';
+import type { Secrets } from '../kit/scrub.js';
+import type { ClientId } from '../interop/clients.js';
 import type { ConformanceProgress } from './progress.js';
 
 /**
- * A run's options and their defaults, apart from the run itself (src/run.ts): the command line reads them
+ * A run's options and their defaults, apart from the run itself (src/engine/run.ts): the command line reads them
  * without loading the suites, so that bad usage is answered at once.
  */
 
@@ -59,7 +59,7 @@ export interface RunOptions {
   composeReportHtml?: (dir: string, secrets: Secrets) => unknown;
   /** The command line that reproduces this run, for replay hints (keys never included). */
   replayBase?: string;
-  /** Live progress on stderr (src/progress.ts): fed by the run's events as checks start and end, scrubbed with the run's secrets. */
+  /** Live progress on stderr (src/engine/progress.ts): fed by the run's events as checks start and end, scrubbed with the run's secrets. */
   progress?: ConformanceProgress;
 }
 

@@ -1,18 +1,18 @@
-import { runSecrets } from './check.js';
-import { runOnce } from './kit/run-scope.js';
-import { McpSession } from './mcp-session.js';
-import { listTools, type ListedTool } from './profile-derive.js';
-import { onDeployment, smallestInstance, type Tool } from './properties/tool-calls.js';
+import { runSecrets } from '../engine/check.js';
+import { runOnce } from '../kit/run-scope.js';
+import { McpSession } from '../mcp/mcp-session.js';
+import { listTools, type ListedTool } from '../profile/profile-derive.js';
+import { onDeployment, smallestInstance, type Tool } from '../properties/tool-calls.js';
 import fc from 'fast-check';
-import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
-import { CLOSE_GRACE_MS, isProgress, progressOf, VARIANTS, type Variant } from './stream-reading.js';
-import { openSession, sessionRevision } from './targets/session-lifecycle.js';
-import { openStandaloneStream, type StandaloneStream } from './wire/standalone-stream.js';
-import type { TargetInfo } from './target-info.js';
-import { WireClient, type WireResponse } from './wire/client.js';
-import type { Exchange } from './wire/exchange.js';
-import { namedRequestId, requestId } from './wire/request-ids.js';
-import { eachLimited } from './kit/each-limited.js';
+import { schemaValidator, validValues } from '../properties/schema-arbitrary.js';
+import { CLOSE_GRACE_MS, isProgress, progressOf, VARIANTS, type Variant } from '../mcp/stream-reading.js';
+import { openSession, sessionRevision } from '../targets/session-lifecycle.js';
+import { openStandaloneStream, type StandaloneStream } from '../wire/standalone-stream.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import { WireClient, type WireResponse } from '../wire/client.js';
+import type { Exchange } from '../wire/exchange.js';
+import { namedRequestId, requestId } from '../wire/request-ids.js';
+import { eachLimited } from '../kit/each-limited.js';
 
 /**
  * Streaming calls of any MCP server (suites/streaming-generic.suite.ts): the calls a profile declares as

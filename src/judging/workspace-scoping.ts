@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { CheckContext } from './check.js';
-import { finalMessage } from './mcp-session.js';
-import type { CallRecipe } from './profile.js';
-import { deriveResourceTools, listTools } from './profile-derive.js';
-import { isObject, textOf } from './tool-result.js';
-import { CheckFailure } from './verdict.js';
-import type { WireResponse } from './wire/client.js';
+import type { CheckContext } from '../engine/check.js';
+import { finalMessage } from '../mcp/mcp-session.js';
+import type { CallRecipe } from '../profile/profile.js';
+import { deriveResourceTools, listTools } from '../profile/profile-derive.js';
+import { isObject, textOf } from '../mcp/tool-result.js';
+import { CheckFailure } from '../engine/verdict.js';
+import type { WireResponse } from '../wire/client.js';
 
 /**
  * Workspace scoping of the resources a key reaches besides blocks: "A key is workspace-scoped: one key

@@ -1,8 +1,8 @@
-import { followPages, listed } from './wire/list-pages.js';
+import { followPages, listed } from '../wire/list-pages.js';
 import type { CallRecipe, Profile } from './profile.js';
-import { schemaValidator, validValues } from './properties/schema-arbitrary.js';
-import { admittedTypes, alternativesOf, fold, view, type JsonSchema } from './properties/schema-resolve.js';
-import { ARGUMENT_SEARCH, noValidArguments, searchValue, type SearchBounds, type SearchOutcome } from './properties/value-search.js';
+import { schemaValidator, validValues } from '../properties/schema-arbitrary.js';
+import { admittedTypes, alternativesOf, fold, view, type JsonSchema } from '../properties/schema-resolve.js';
+import { ARGUMENT_SEARCH, noValidArguments, searchValue, type SearchBounds, type SearchOutcome } from '../properties/value-search.js';
 
 /**
  * The `service` profile: call recipes built from what the spec names and what the target's `tools/list`

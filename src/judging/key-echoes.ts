@@ -1,6 +1,6 @@
-import type { CheckRecord } from './verdict.js';
-import type { Exchange } from './wire/exchange.js';
-import type { KeySighting, ReplyInspection } from './wire/key-sightings.js';
+import type { CheckRecord } from '../engine/verdict.js';
+import type { Exchange } from '../wire/exchange.js';
+import type { KeySighting, ReplyInspection } from '../wire/key-sightings.js';
 
 /** "There is no way to show it again": the row every reply of the run is judged by. */
 export const KEY_NEVER_ECHOED = 'auth-key-never-echoed';
@@ -22,7 +22,7 @@ export function keyEchoRecord(ledger: ReplyInspection): CheckRecord {
   const base = {
     name: 'no reply the run received, to any check\'s request, repeats a key the run holds, in any spelling',
     // Judged by the run once every check has ended, but named after the row's suite, where its own check lives.
-    suite: 'suites/auth.suite.ts > every reply of the run (src/key-echoes.ts)',
+    suite: 'suites/auth.suite.ts > every reply of the run (src/judging/key-echoes.ts)',
     requirementIds: [KEY_NEVER_ECHOED],
     durationMs: 0,
   };

@@ -51,14 +51,14 @@ export interface Profile {
     writeSchedule?: CallRecipe;
   };
   /**
-   * Build the recipes from the target's tools/list at the start of the run (src/profile-derive.ts) instead
+   * Build the recipes from the target's tools/list at the start of the run (src/profile/profile-derive.ts) instead
    * of writing them down: the `service` profile, for deployments the harness knows nothing of.
    */
   derive?: boolean;
   /** Recipes that could not be built (by tool or call name), with the reason their rows give. */
   gaps?: Record<string, string>;
   /**
-   * Each plan's rate limit and block cap, and which plan each key of the run is on (src/limits.ts): the
+   * Each plan's rate limit and block cap, and which plan each key of the run is on (src/profile/limits.ts): the
    * numbers "Per-plan rate limits exist" and "Plan caps apply" are held to, since the service shows none.
    */
   limits?: DeclaredLimits;

@@ -1,38 +1,38 @@
 import type { CheckDefinition } from './check.js';
 import { resolve } from 'node:path';
-import { openLedger } from './budget/run-ledger.js';
-import { takeSpent } from './budget/tally.js';
-import { requirement } from './catalog/index.js';
+import { openLedger } from '../budget/run-ledger.js';
+import { takeSpent } from '../budget/tally.js';
+import { requirement } from '../catalog/index.js';
 import { selection } from './selection.js';
-import { planChecks, runPlanned, searchesIn } from './engine/runner.js';
-import { inNewScope } from './kit/run-scope.js';
-import { scrubText } from './kit/scrub.js';
-import { McpSession } from './mcp-session.js';
-import type { Profile } from './profile.js';
+import { planChecks, runPlanned, searchesIn } from './runner.js';
+import { inNewScope } from '../kit/run-scope.js';
+import { scrubText } from '../kit/scrub.js';
+import { McpSession } from '../mcp/mcp-session.js';
+import type { Profile } from '../profile/profile.js';
 import { CHECKS_AT_ONCE, DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, GROUPS_AT_ONCE, type RunOptions } from './run-options.js';
-import { referenceLimitsInForce, resolveRunLimits } from './limits.js';
-import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from './profile-derive.js';
-import type { TargetInfo } from './target-info.js';
-import { WireClient } from './wire/client.js';
-import { closeRunPool } from './wire/connections.js';
-import { measureHarnessLoad } from './kit/harness-load.js';
+import { referenceLimitsInForce, resolveRunLimits } from '../profile/limits.js';
+import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from '../profile/profile-derive.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import { WireClient } from '../wire/client.js';
+import { closeRunPool } from '../wire/connections.js';
+import { measureHarnessLoad } from '../kit/harness-load.js';
 import { QUICK_BUDGET, timeBoxOf } from './property.js';
 import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
-import { claimReportDir, conformanceSecrets, writeReports } from './reports/index.js';
-import { prepareEmbedded, type TargetBase } from './targets/embedded.js';
-import { TargetError, type PreparedTarget } from './targets/target.js';
-import { prepareUrl } from './targets/url.js';
-import { detectRevisionsWithEvidence } from './targets/detect-revisions.js';
-import { openRunSession } from './targets/session-lifecycle.js';
+import { claimReportDir, conformanceSecrets, writeReports } from '../reports/index.js';
+import { prepareEmbedded, type TargetBase } from '../targets/embedded.js';
+import { TargetError, type PreparedTarget } from '../targets/target.js';
+import { prepareUrl } from '../targets/url.js';
+import { detectRevisionsWithEvidence } from '../targets/detect-revisions.js';
+import { openRunSession } from '../targets/session-lifecycle.js';
 import type { CheckRecord } from './verdict.js';
-import { CLIENT_IDS } from './interop/clients.js';
-import { interopMatrixRequirements } from './catalog/interop-matrix.js';
-import { MATRIX_WORK, startMatrix } from './interop/matrix.js';
-import { runKeys } from './wire/key-sightings.js';
-import { KEY_NEVER_ECHOED, keyEchoRecord } from './key-echoes.js';
-import { NO_5XX, serverErrorRecord } from './wire/server-errors.js';
-import { sampleWire } from './wire/wire-sample.js';
-import { PACKAGE_ROOT, packageInfo } from './kit/package-root.js';
+import { CLIENT_IDS } from '../interop/clients.js';
+import { interopMatrixRequirements } from '../catalog/interop-matrix.js';
+import { MATRIX_WORK, startMatrix } from '../interop/matrix.js';
+import { runKeys } from '../wire/key-sightings.js';
+import { KEY_NEVER_ECHOED, keyEchoRecord } from '../judging/key-echoes.js';
+import { NO_5XX, serverErrorRecord } from '../wire/server-errors.js';
+import { sampleWire } from '../wire/wire-sample.js';
+import { PACKAGE_ROOT, packageInfo } from '../kit/package-root.js';
 
 export const ROOT = PACKAGE_ROOT;
 
@@ -47,12 +47,12 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
       return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl, bootstrapBudget);
     case 'container': {
       // Loaded on demand: testcontainers is heavy and only this target needs it.
-      const { prepareContainer } = await import('./targets/container.js');
+      const { prepareContainer } = await import('../targets/container.js');
       return prepareContainer(base);
     }
     case 'stdio': {
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
-      const { prepareStdio } = await import('./targets/stdio.js');
+      const { prepareStdio } = await import('../targets/stdio.js');
       const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
       return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: http.bootstrapsUsed ?? 0 };
     }
@@ -165,7 +165,7 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
     // An MCP endpoint (--mcp-url) offers no bootstrap: its budget is never used, so no report prints one.
     ...(!target.info.canBootstrap && { canBootstrap: false as const }),
   };
-  // Every reply any check received, judged once all are in (src/key-echoes.ts).
+  // Every reply any check received, judged once all are in (src/judging/key-echoes.ts).
   if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(runKeys().take()));
   // Every malformed or unexpected message any check sent, and the 5xx among their replies (src/wire/server-errors.ts).
   if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(target.info.mcpUrl));
@@ -202,7 +202,7 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   return clean;
 }
 
-/** The derived profile's recipes from the target's tools/list (src/profile-derive.ts). */
+/** The derived profile's recipes from the target's tools/list (src/profile/profile-derive.ts). */
 async function deriveFor(info: TargetInfo): Promise<Profile> {
   const tools = await listTools(new McpSession(new WireClient([], () => [], info.timeoutMs), info));
   if (typeof tools === 'string') {

@@ -1,8 +1,8 @@
-import type { Revision } from './catalog/types.js';
-import type { ClientId } from './interop/clients.js';
-import type { RunLimits } from './limits.js';
-import type { Profile } from './profile.js';
-import type { PropertyBudget } from './property.js';
+import type { Revision } from '../catalog/types.js';
+import type { ClientId } from '../interop/clients.js';
+import type { RunLimits } from '../profile/limits.js';
+import type { Profile } from '../profile/profile.js';
+import type { PropertyBudget } from '../engine/property.js';
 
 /**
  * What the checks know of the target. Keys are here because
@@ -52,7 +52,7 @@ export interface TargetInfo {
   profile: Profile;
   /**
    * The declared limits the rate-limit and plan-cap rows hold the target to, with the plan of each key the
-   * run holds (src/limits.ts); absent when nothing was declared.
+   * run holds (src/profile/limits.ts); absent when nothing was declared.
    */
   limits?: RunLimits;
   /** `auto`, or the revision to test. */

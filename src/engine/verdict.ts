@@ -1,5 +1,5 @@
-import type { Revision } from './catalog/types.js';
-import type { Exchange } from './wire/exchange.js';
+import type { Revision } from '../catalog/types.js';
+import type { Exchange } from '../wire/exchange.js';
 
 /**
  * `error`: the harness itself broke while checking (a TypeError in a suite, a deadline of its own making):
@@ -145,7 +145,7 @@ export function isVerdict(err: unknown): boolean {
   return e.expected !== undefined || e.actual !== undefined;
 }
 
-/** What a fast-check property did, as recorded on its check (src/property.ts runs it). */
+/** What a fast-check property did, as recorded on its check (src/engine/property.ts runs it). */
 export interface PropertyRecord {
   id: string;
   seed: number;

@@ -1,9 +1,9 @@
-import { CATALOG, selectRequirements } from './catalog/index.js';
-import type { Requirement } from './catalog/types.js';
-import { PACKAGE_ROOT } from './kit/package-root.js';
-import { loadProfile, type Profile } from './profile.js';
+import { CATALOG, selectRequirements } from '../catalog/index.js';
+import type { Requirement } from '../catalog/types.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { loadProfile, type Profile } from '../profile/profile.js';
 import type { RunOptions } from './run-options.js';
-import { TargetError } from './targets/target.js';
+import { TargetError } from '../targets/target.js';
 
 /**
  * The rows a run with these options judges (its --only, its profile's kind, its --clients), and the profile:

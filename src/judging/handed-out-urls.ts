@@ -1,4 +1,4 @@
-import type { CheckContext } from './check.js';
+import type { CheckContext } from '../engine/check.js';
 
 /** The absolute http(s) URLs written in a text (Markdown, plain), trailing punctuation left out; unparsable ones skipped. */
 export function absoluteUrls(text: string): { raw: string; url: URL }[] {

@@ -1,7 +1,7 @@
-import type { CheckContext } from './check.js';
-import { isObject } from './tool-result.js';
-import type { WireResponse } from './wire/client.js';
-import type { Exchange } from './wire/exchange.js';
+import type { CheckContext } from '../engine/check.js';
+import { isObject } from '../mcp/tool-result.js';
+import type { WireResponse } from '../wire/client.js';
+import type { Exchange } from '../wire/exchange.js';
 
 /**
  * The wire rows' judgements (src/catalog/wire.ts) over a set of replies, whichever suite sent them:

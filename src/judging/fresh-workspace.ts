@@ -1,9 +1,9 @@
-import { bootstrapPermit, budgetSpentReason } from './budget/run-ledger.js';
-import type { TargetInfo } from './target-info.js';
-import { unusableKeyReason } from './kit/key-form.js';
-import { tryBootstrapKey } from './targets/bootstrap-keys.js';
-import type { Exchange } from './wire/exchange.js';
-import { redact } from './wire/redact.js';
+import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import { unusableKeyReason } from '../kit/key-form.js';
+import { tryBootstrapKey } from '../targets/bootstrap-keys.js';
+import type { Exchange } from '../wire/exchange.js';
+import { redact } from '../wire/redact.js';
 
 /**
  * A workspace of a check's (or a group's) own, from the bootstrap endpoint: its blocks and its rate bucket

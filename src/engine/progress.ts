@@ -7,11 +7,11 @@
  *
  * Fed by the run's events (`events()`, src/engine/runner.ts) and its property searches (`search()`).
  */
-import { byId } from './catalog/index.js';
-import type { SearchProgress } from './budget/run-ledger.js';
+import { byId } from '../catalog/index.js';
+import type { SearchProgress } from '../budget/run-ledger.js';
 import type { PlannedCheck } from './check.js';
-import type { RunnerEvents } from './engine/runner.js';
-import { scrubText, Secrets } from './kit/scrub.js';
+import type { RunnerEvents } from './runner.js';
+import { scrubText, Secrets } from '../kit/scrub.js';
 import type { CheckRecord } from './verdict.js';
 
 export interface GroupCounts { pass: number; fail: number; warn: number; notTestable: number; error: number; notApplicable?: number }

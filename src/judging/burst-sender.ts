@@ -1,13 +1,13 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { countExchange } from './budget/tally.js';
-import type { McpSession } from './mcp-session.js';
-import { speakRevision } from './revision-wire.js';
-import { keptRedacted, lower, round, tryJson, type WireResponse } from './wire/client.js';
-import { isStaleConnection, onFreshConnection, runPool } from './wire/connections.js';
-import type { Exchange } from './wire/exchange.js';
-import { runKeys, requestLine } from './wire/key-sightings.js';
-import { redact, redactHeaders } from './wire/redact.js';
-import { requestId } from './wire/request-ids.js';
+import { countExchange } from '../budget/tally.js';
+import type { McpSession } from '../mcp/mcp-session.js';
+import { speakRevision } from '../mcp/revision-wire.js';
+import { keptRedacted, lower, round, tryJson, type WireResponse } from '../wire/client.js';
+import { isStaleConnection, onFreshConnection, runPool } from '../wire/connections.js';
+import type { Exchange } from '../wire/exchange.js';
+import { runKeys, requestLine } from '../wire/key-sightings.js';
+import { redact, redactHeaders } from '../wire/redact.js';
+import { requestId } from '../wire/request-ids.js';
 
 /**
  * One request of a rate-limit burst, sent for its status at the least cost to the harness. A burst has to send

@@ -1,6 +1,6 @@
-import type { HarnessLoad } from './kit/harness-load.js';
-import { CATALOG } from './catalog/index.js';
-import { REVISIONS, type Level, type Requirement, type Revision } from './catalog/types.js';
+import type { HarnessLoad } from '../kit/harness-load.js';
+import { CATALOG } from '../catalog/index.js';
+import { REVISIONS, type Level, type Requirement, type Revision } from '../catalog/types.js';
 import type { CheckRecord, RequirementStatus } from './verdict.js';
 
 export interface RequirementResult {

@@ -1,11 +1,11 @@
-import type { Revision } from './catalog/types.js';
-import { fill, type CallRecipe } from './profile.js';
-import { findId } from './profile-derive.js';
+import type { Revision } from '../catalog/types.js';
+import { fill, type CallRecipe } from '../profile/profile.js';
+import { findId } from '../profile/profile-derive.js';
 import { primaryRevision, speakRevision, type SpokenRequest } from './revision-wire.js';
-import type { TargetInfo } from './target-info.js';
-import { NotTestable } from './verdict.js';
-import type { WireClient, WireResponse } from './wire/client.js';
-import { requestId } from './wire/request-ids.js';
+import type { TargetInfo } from '../targets/target-info.js';
+import { NotTestable } from '../engine/verdict.js';
+import type { WireClient, WireResponse } from '../wire/client.js';
+import { requestId } from '../wire/request-ids.js';
 
 export interface PostOptions {
   /** The key to send: the target's by default, `null` for no Authorization header, or another value. */
@@ -27,7 +27,7 @@ const CANCEL_TIMEOUT_MS = 2_000;
 
 /**
  * MCP over the target's endpoint: JSON-RPC bodies, the target's key and headers, recorded on the wire.
- * Every request speaks the session's protocol revision (src/revision-wire.ts): its `MCP-Protocol-Version`
+ * Every request speaks the session's protocol revision (src/mcp/revision-wire.ts): its `MCP-Protocol-Version`
  * and, on 2026-07-28, the `_meta` envelope and `Mcp-Method`/`Mcp-Name`. Headers a check passes explicitly win.
  * A 429 is retried a few times after its Retry-After, so the harness's own traffic does not fail
  * unrelated checks on a rate-limited deployment; checks that study rate limiting turn that off.

@@ -1,5 +1,5 @@
-import type { CheckContext } from './check.js';
-import type { WireResponse } from './wire/client.js';
+import type { CheckContext } from '../engine/check.js';
+import type { WireResponse } from '../wire/client.js';
 
 /**
  * Reading a tools/call reply as the streaming rows do: its JSON-RPC messages in arrival order, the progress
