@@ -1,3 +1,4 @@
+import { scoped, slot } from './run-scope.js';
 import { splitKey } from './key-form.js';
 /**
  * The spellings of a secret, derived in one place: the scrubber (src/kit/scrub.ts) redacts every one of them
@@ -158,12 +159,16 @@ interface Filed { folded: string; spelling: Spelling; head?: number; grams?: num
 const STRIDE = 16;
 const SAMPLED_MIN = STRIDE + HEAD - 1;
 
-/** Secrets whose spellings were derived before: a run builds a matcher per list of secrets, and its lists share most of them. */
-const filedBySecret = new Map<string, Filed[]>();
+/**
+ * Secrets whose spellings were derived before: a run builds a matcher per list of secrets, and its lists share
+ * most of them. Kept in the run's scope (a command outside a run: the process's), so no run's secrets outlive it.
+ */
+const FILED = slot('spellings of secrets', () => new Map<string, Filed[]>());
 const FILED_KEPT = 4096;
 
 /** `spellingsOf(secret)` folded and hashed, derived once per secret. */
 function filedOf(secret: string): Filed[] {
+  const filedBySecret = scoped(FILED);
   let filed = filedBySecret.get(secret);
   if (!filed) {
     filed = spellingsOf(secret).map((spelling) => {
@@ -343,12 +348,16 @@ export class SpellingMatcher {
   }
 }
 
-const cache = new Map<string, SpellingMatcher>();
-/** The last list asked for: the wire client asks with the same secrets request after request. */
-let last: { secrets: readonly string[]; matcher: SpellingMatcher } | undefined;
+/**
+ * The matchers built, by list of secrets, and the last list asked for (the wire client asks with the same
+ * secrets request after request): in the run's scope, like the spellings.
+ */
+const MATCHERS = slot('spelling matchers', () => ({ cache: new Map<string, SpellingMatcher>(), last: undefined as { secrets: readonly string[]; matcher: SpellingMatcher } | undefined }));
 
 /** The matcher for a list of secrets, built once per distinct list (the wire client asks per exchange). */
 export function matcherFor(secrets: readonly string[]): SpellingMatcher {
+  const kept = scoped(MATCHERS);
+  const { last, cache } = kept;
   if (last && last.secrets.length === secrets.length && last.secrets.every((x, i) => x === secrets[i])) return last.matcher;
   const id = secrets.join('\u0000');
   let m = cache.get(id);
@@ -356,6 +365,6 @@ export function matcherFor(secrets: readonly string[]): SpellingMatcher {
     if (cache.size >= 32) cache.delete(cache.keys().next().value!);
     cache.set(id, (m = new SpellingMatcher(secrets)));
   }
-  last = { secrets: [...secrets], matcher: m };
+  kept.last = { secrets: [...secrets], matcher: m };
   return m;
 }

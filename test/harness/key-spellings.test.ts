@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { base64Cores, keyParts, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
+import { base64Cores, keyParts, matcherFor, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
+import { inNewScope } from '../../src/kit/run-scope.js';
 import { aliasOf, REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
 import { keyEchoRecord } from '../../src/judging/key-echoes.js';
 import { runKeys, type InspectedReply } from '../../src/wire/key-sightings.js';
@@ -214,5 +215,18 @@ describe('the wire client learns a bootstrapped key before recording its reply, 
       server.close();
       runKeys().reset();
     }
+  });
+});
+
+// Issue 37: process-wide caches only for values without secrets. A run's matchers (and the spellings they
+// hold) live in its scope: built once per list within a run, never handed to another run.
+describe('the spelling matchers are kept per run', () => {
+  it('the same list gets the same matcher within a run, a new one in the next run', () => {
+    const secrets = [`cnv_live_${randomBytes(18).toString('base64url')}`];
+    const [a1, a2] = inNewScope(() => [matcherFor(secrets), matcherFor([...secrets])]);
+    const b = inNewScope(() => matcherFor(secrets));
+    expect(a1).toBe(a2);
+    expect(b).not.toBe(a1);
+    expect(b.replace(`x ${secrets[0]} y`, '<k>')).toBe('x <k> y');
   });
 });
