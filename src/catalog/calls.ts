@@ -38,7 +38,6 @@ export const callsRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 server/tools §Error Handling (TOOL-07); JSON-RPC 2.0 §5.1',
     text: 'Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools. Example protocol error: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.',
     levelReason: 'MCP classes an unknown tool as a protocol error (its example gives -32602); an isError result would tell the model the tool ran and failed, so the classification binds as MUST.',
-    generic: true,
   },
   {
     id: 'calls-invalid-arguments-rejected',
@@ -98,7 +97,6 @@ export const callsRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 server/tools §Tool (inputSchema), §Error Handling (TOOL-07); service.md §Endpoints 1 rule 1 (tools/list is the source of truth)',
     text: '`inputSchema`: A JSON Schema object defining the expected parameters for the tool. Protocol errors are for "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the published inputSchema accepts are served (a result; `isError: true` for a business failure), never refused with a JSON-RPC error.',
     levelReason: 'The published inputSchema is the contract for arguments (tools/list is the source of truth, service.md §Endpoints 1 rule 1), and MCP keeps protocol errors for requests that fail the schema, so refusing arguments it accepts binds as MUST.',
-    generic: true,
   },
   {
     id: 'calls-schedule-preview-consistent',

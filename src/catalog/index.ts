@@ -37,9 +37,12 @@ export function onlySelects(only: readonly string[], id: string): boolean {
   return only.length === 0 || only.some((o) => id === o || id.startsWith(o));
 }
 
-/** Rows selected by --only, the profile's kind and --clients. */
-export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients?: readonly string[]) {
+/**
+ * Rows selected by --only, the profile's kind and --clients. The generic profile judges the rules that hold for
+ * any Streamable HTTP MCP server: `genericRows`, the rows some check judges under it (src/engine/check.ts genericRows).
+ */
+export function selectRequirements(only: string[], profileKind: 'service' | 'generic', clients: readonly string[] | undefined, genericRows: ReadonlySet<string>) {
   return (r: Requirement) =>
-    (profileKind === 'service' || r.generic === true) && onlySelects(only, r.id)
+    (profileKind === 'service' || genericRows.has(r.id)) && onlySelects(only, r.id)
     && (!r.client || !clients || clients.includes(r.client));
 }

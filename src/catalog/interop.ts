@@ -15,7 +15,6 @@ export const interopRequirements: Requirement[] = [
     source: 'service.md §What the service does; §Authentication 10; MCP 2025-11-25 basic/lifecycle (initialize handshake)',
     text: 'Every MCP-capable client uses the same endpoint and the same way of authenticating.',
     revisions: [...LEGACY],
-    generic: true,
   },
   {
     id: 'interop-sdk-legacy-streaming',
@@ -32,7 +31,6 @@ export const interopRequirements: Requirement[] = [
     source: 'service.md §What the service does; MCP 2026-07-28 server/discover and basic/versioning (a client negotiating automatically selects the 2026-07-28 wire the server offers)',
     text: 'Every MCP-capable client uses the same endpoint and the same way of authenticating.',
     revisions: ['2026-07-28'],
-    generic: true,
   },
   {
     id: 'interop-sdk-modern-streaming',

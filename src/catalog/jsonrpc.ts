@@ -8,7 +8,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5, §5.1 (RPC-07); MCP 2025-11-25 basic/transports §Sending Messages 4 (an HTTP error status)',
     text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null." (Invalid JSON gets an error with a null id and an HTTP 4xx; the exact code is `jsonrpc-standard-error-codes`.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-invalid-request',
@@ -16,7 +15,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §4, §5.1, §6 (RPC-04, RPC-08); MCP 2025-11-25 basic/index §Requests',
     text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null". (A body that is not a valid Request gets an error, never a result; the exact code is `jsonrpc-standard-error-codes`.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-method-not-found',
@@ -24,7 +22,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5, §5.1 (RPC-09)',
     text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." (A method that does not exist gets an error with the request id, never a result or a 5xx; the exact code is `jsonrpc-standard-error-codes`.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-invalid-params',
@@ -32,7 +29,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5, §5.1 (RPC-10, RPC-11); MCP 2025-11-25 server/tools §Error Handling (TOOL-07)',
     text: '"When a rpc call encounters an error, the Response Object MUST contain the error member." MCP: protocol errors for "Malformed requests (requests that fail to satisfy CallToolRequest schema)". (An error, never a result or a 5xx; the exact code, -32602 and not -32603 Internal error, is `jsonrpc-standard-error-codes`.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-standard-error-codes',
@@ -41,7 +37,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'JSON-RPC 2.0 §5.1 (RPC-07..RPC-10); MCP 2025-11-25 server/tools §Error Handling',
     text: '"The error codes from and including -32768 to -32000 are reserved for pre-defined errors": -32700 Parse error (invalid JSON), -32600 Invalid Request, -32601 Method not found, -32602 Invalid params. MCP example protocol error for an unknown tool: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.',
     levelReason: 'JSON-RPC reserves these codes for these errors without demanding them and the description shows no codes, so another reserved code in an error reply is a warning (the MUST rows demand the error itself).',
-    generic: true,
   },
   {
     id: 'jsonrpc-id-echo',
@@ -49,7 +44,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5 (RPC-03)',
     text: 'id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.',
-    generic: true,
   },
   {
     id: 'jsonrpc-result-xor-error',
@@ -57,7 +51,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5 (RPC-02)',
     text: 'Either the result member or error member MUST be included, but both members MUST NOT be included.',
-    generic: true,
   },
   {
     id: 'jsonrpc-version-member',
@@ -65,7 +58,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §4, §5 (RPC-01); MCP 2025-11-25 basic/index §Messages',
     text: 'jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0". (Every message: replies, and each request, notification and response inside an SSE stream.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-error-object',
@@ -73,7 +65,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'JSON-RPC 2.0 §5.1 (RPC-06)',
     text: 'code: A Number that indicates the error type that occurred. This MUST be an integer. message: A String providing a short description of the error.',
-    generic: true,
   },
   {
     id: 'jsonrpc-notification-202',
@@ -81,7 +72,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Sending Messages 4 (TRN-05); JSON-RPC 2.0 §4.1 (RPC-05)',
     text: 'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
-    generic: true,
   },
   {
     id: 'jsonrpc-invalid-notification-4xx',
@@ -89,7 +79,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Sending Messages 4 (TRN-06)',
     text: 'If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no `id`. (Any 4xx or 5xx is an HTTP error status: the id says 4xx from an earlier reading and is kept, as ids are; a 5xx is judged by jsonrpc-no-5xx.)',
-    generic: true,
   },
   {
     id: 'jsonrpc-request-reply-media-type',
@@ -97,7 +86,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Sending Messages 5 (TRN-07)',
     text: 'If the input is a JSON-RPC request, the server MUST either return `Content-Type: text/event-stream`, to initiate an SSE stream, or `Content-Type: application/json`, to return one JSON object.',
-    generic: true,
   },
   {
     id: 'jsonrpc-accept-both-served',
@@ -105,7 +93,6 @@ export const jsonrpcRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/transports §Sending Messages 2 and 5 (TRN-03); RFC 9110 §12.5.1',
     text: 'The client MUST include an `Accept` header, listing both `application/json` and `text/event-stream` as supported content types. If the input is a JSON-RPC request, the server MUST either return `Content-Type: text/event-stream` ... or `Content-Type: application/json`.',
-    generic: true,
   },
   {
     id: 'jsonrpc-content-type-non-json-rejected',
@@ -114,7 +101,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'RFC 9110 §15.5.16; MCP requests are `Content-Type: application/json` (TRN-34)',
     text: 'The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported by this method on the target resource.',
     levelReason: 'RFC 9110 defines 415 without demanding it and MCP says nothing of a body labelled otherwise, so serving a text/plain body is a warning.',
-    generic: true,
   },
   {
     id: 'jsonrpc-content-type-parameters',
@@ -123,7 +109,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'RFC 8259 §11; RFC 9110 §8.3.1 (TRN-34)',
     text: 'No "charset" parameter is defined for this registration. Adding one really has no effect on compliant recipients. (RFC 9110: the type and subtype tokens are case-insensitive.)',
     levelReason: 'RFC 8259 says a charset parameter has no effect on compliant recipients and RFC 9110 that the type is case-insensitive, but neither forbids refusing such a label, so a refusal is a warning.',
-    generic: true,
   },
   {
     id: 'jsonrpc-protocol-version-supported',
@@ -132,7 +117,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 basic/lifecycle §Version Negotiation; basic/transports §Protocol Version Header',
     text: '"If the server supports the requested protocol version, it MUST respond with the same version." A version the server negotiated is one it supports, so requests carrying it in `MCP-Protocol-Version` (which the client "MUST include ... on all subsequent requests", "allowing the MCP server to respond based on the MCP protocol version") are served.',
     revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
-    generic: true,
   },
   {
     id: 'jsonrpc-protocol-version-unsupported-400',
@@ -141,7 +125,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 basic/transports §Protocol Version Header (TRN-24)',
     text: 'If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it MUST respond with `400 Bad Request`.',
     revisions: ['2025-06-18', '2025-11-25'],
-    generic: true,
   },
   {
     id: 'jsonrpc-protocol-version-absent',
@@ -150,7 +133,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 basic/transports §Protocol Version Header (TRN-23)',
     text: 'For backwards compatibility, if the server does not receive an `MCP-Protocol-Version` header, and has no other way to identify the version ... the server SHOULD assume protocol version `2025-03-26`.',
     revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
-    generic: true,
   },
   {
     id: 'jsonrpc-batch-2025-03-26',
@@ -159,7 +141,6 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'MCP 2025-03-26 basic/index §Batching; JSON-RPC 2.0 §6 (RPC-13)',
     text: 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches. JSON-RPC: the Server should respond with an Array containing the corresponding Response objects ... there SHOULD NOT be any Response objects for notifications.',
     revisions: ['2025-03-26'],
-    generic: true,
   },
   {
     id: 'jsonrpc-no-5xx',
@@ -168,6 +149,5 @@ export const jsonrpcRequirements: Requirement[] = [
     source: 'RFC 9110 §15.6; MCP 2025-11-25 server/tools §Security Considerations (TOOL-12: never a 5xx for bad input); JSON-RPC 2.0 §5.1',
     text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method. (A malformed or unexpected JSON-RPC message on the MCP endpoint is a client error: a 4xx or a JSON-RPC error, never a 5xx.)',
     levelReason: 'RFC 9110 defines a 5xx as the server\'s own failure, and JSON-RPC and MCP answer a malformed message with an error reply, so a 5xx for the client\'s fault misreports it: MUST.',
-    generic: true,
   },
 ];

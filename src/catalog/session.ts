@@ -15,7 +15,6 @@ export const sessionRequirements: Requirement[] = [
     source: `${SOURCE} 1 (TRN-19)`,
     text: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
     revisions: SESSION_REVISIONS,
-    generic: true,
   },
   {
     id: 'session-terminated-404',
@@ -24,7 +23,6 @@ export const sessionRequirements: Requirement[] = [
     source: `${SOURCE} 3 (TRN-20)`,
     text: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     revisions: SESSION_REVISIONS,
-    generic: true,
   },
   {
     id: 'session-unknown-404',
@@ -34,7 +32,6 @@ export const sessionRequirements: Requirement[] = [
     text: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     levelReason: 'The MUST is about a session the server terminated; a session ID it never issued is outside that sentence, and 404 for it is derived (the answer that sends a client to a new session), so another code is a warning.',
     revisions: SESSION_REVISIONS,
-    generic: true,
   },
   {
     id: 'session-new-after-404',
@@ -44,7 +41,6 @@ export const sessionRequirements: Requirement[] = [
     text: 'The session ID SHOULD be globally unique and cryptographically secure. (A client that gets 404 for its session "MUST start a new session by sending a new InitializeRequest without a session ID attached": the server gives that initialize a new session, one that serves requests, never the ended one again.)',
     levelReason: 'The MUST in the quoted sentence binds the client; the server\'s part is the SHOULD on session ids, so a server that hands out an ended id again warns.',
     revisions: SESSION_REVISIONS,
-    generic: true,
   },
   {
     id: 'session-delete-ends',
@@ -53,6 +49,5 @@ export const sessionRequirements: Requirement[] = [
     source: `${SOURCE} 5 (TRN-18)`,
     text: 'The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions. (The request is the DELETE that clients "SHOULD send ... to explicitly terminate the session": a server that does not refuse it with 405 ends the session, and later requests in it are refused.)',
     revisions: SESSION_REVISIONS,
-    generic: true,
   },
 ];

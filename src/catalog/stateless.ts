@@ -45,7 +45,6 @@ export const statelessRequirements: Requirement[] = [
     level: 'MUST',
     source: 'RFC 9110 §15.5.6 (TRN-17)',
     text: 'The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource\'s currently supported methods.',
-    generic: true,
   },
   {
     id: 'stateless-any-instance',

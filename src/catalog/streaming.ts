@@ -18,7 +18,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'service.md §Events 2',
     text: 'The body carries progress notifications, then ends with a final `result` event. (Under the generic profile: for the calls a profile declares streaming.)',
-    generic: true,
   },
   {
     id: 'stream-progress-token',
@@ -26,7 +25,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Progress Flow and Behavior Requirements 1 (PRG-01, PRG-02)',
     text: 'Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation.',
-    generic: true,
   },
   {
     id: 'stream-progress-increasing',
@@ -34,7 +32,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Progress Flow (PRG-03)',
     text: 'The `progress` value MUST increase with each notification, even if the total is unknown.',
-    generic: true,
   },
   {
     id: 'stream-no-token-no-progress',
@@ -42,7 +39,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Behavior Requirements 1 (PRG-02)',
     text: 'Progress notifications MUST only reference tokens that: Were provided in an active request (a request without `progressToken` provided none).',
-    generic: true,
   },
   {
     id: 'stream-final-result-id',
@@ -50,7 +46,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'service.md §Events 2; JSON-RPC 2.0 §5; MCP 2025-11-25 basic/transports (TRN-08)',
     text: 'The body ... ends with a final `result` event; its `id` MUST be the same as the value of the id member in the Request Object.',
-    generic: true,
   },
   {
     id: 'stream-final-result-ok',
@@ -65,7 +60,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 basic/utilities/progress, Implementation Notes (PRG-06); service.md §Events 2',
     text: 'Progress notifications MUST stop after completion.',
-    generic: true,
   },
   {
     id: 'stream-closes',
@@ -73,7 +67,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2025-11-25 basic/transports, Sending Messages 6; 2026-07-28 streamable-http, Receiving Messages (TRN-10)',
     text: 'After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.',
-    generic: true,
   },
   {
     id: 'stream-get-unrelated',
@@ -81,7 +74,6 @@ export const streamingRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2025-11-25 basic/transports, Listening for Messages from the Server 4 (also 2025-03-26, 2025-06-18)',
     text: 'The server MAY send JSON-RPC requests and notifications on the stream. These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.',
-    generic: true,
     // The standalone GET stream belongs to the 2025-era sessions; 2026-07-28 has neither.
     revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
   },

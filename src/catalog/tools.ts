@@ -9,7 +9,6 @@ export const toolsRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 schema ListToolsResult, Tool (TOOL-01); server/utilities/pagination',
     text: 'ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required); `title` and `description` are strings when present. Pagination: the server responds with "A current page of results" and "An optional `nextCursor` field if more results exist".',
     levelReason: 'The sentence is the MCP schema of the tools/list result, so a reply outside it is not a ListToolsResult at all: it binds as MUST. A nextCursor on every page (still there after 20 pages) claims results that never come: the tool list is never complete, judged here.',
-    generic: true,
   },
   {
     id: 'tools-described-tools-listed',
@@ -24,7 +23,6 @@ export const toolsRequirements: Requirement[] = [
     level: 'MUST',
     source: 'MCP 2025-11-25 server/tools §Tool; basic/index §JSON Schema usage (TOOL-03)',
     text: '`inputSchema`: "Defaults to 2020-12 if no `$schema` field is present"; "**MUST** be a valid JSON Schema object (not `null`)".',
-    generic: true,
   },
   {
     id: 'tools-input-schema-object-root',
@@ -33,7 +31,6 @@ export const toolsRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 schema Tool.inputSchema (`type: "object"`); server/tools §Tool (TOOL-02)',
     text: 'Tool.inputSchema: `{ $schema?: string; type: "object"; properties?: {...}; required?: string[] }`.',
     levelReason: 'The MCP schema fixes `type: "object"` at the root of inputSchema: a schema of another type is outside the protocol the service speaks, so it binds as MUST.',
-    generic: true,
   },
   {
     id: 'tools-blocks-list-published-boolean',
@@ -49,7 +46,6 @@ export const toolsRequirements: Requirement[] = [
     source: 'MCP 2025-11-25 server/tools §Tool Names (TOOL-09)',
     text: 'Tool names SHOULD be between 1 and 128 characters in length (inclusive). The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.). Tool names SHOULD be unique within a server.',
     revisions: ['2025-11-25', '2026-07-28'],
-    generic: true,
   },
   {
     id: 'tools-list-deterministic-order',
@@ -58,7 +54,6 @@ export const toolsRequirements: Requirement[] = [
     source: 'MCP 2026-07-28 server/tools §Capabilities (TOOL-13)',
     text: 'Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).',
     revisions: ['2026-07-28'],
-    generic: true,
   },
   {
     id: 'tools-list-invalid-cursor',
@@ -66,6 +61,5 @@ export const toolsRequirements: Requirement[] = [
     level: 'SHOULD',
     source: 'MCP 2025-11-25 server/utilities/pagination §Error Handling (TOOL-11)',
     text: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
-    generic: true,
   },
 ];

@@ -25,8 +25,6 @@ export interface Requirement {
   revisions?: Revision[];
   /** The SDK client a row of the interop matrix is about (src/interop/clients.ts). */
   client?: string;
-  /** True for rules that hold for any Streamable HTTP MCP server (the generic profile), not just this service. */
-  generic?: boolean;
 }
 
 /**

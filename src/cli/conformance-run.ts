@@ -27,7 +27,7 @@ export async function runRecordingNoVerdict(options: ConformanceCommand['options
   const { runConformance } = await import('../engine/run.js');
   const startedAt = new Date();
   try {
-    // The checks (suites/index.ts) load while the run prepares its target.
+    // The checks (suites/index.ts): the run plans from them and reads off them which rows the generic profile judges.
     return await runConformance(options, import('../../suites/index.js').then((m) => m.CHECKS));
   } catch (err) {
     // Exit 2 without a verdict still leaves a folder that says what this run did, never an earlier run's files.

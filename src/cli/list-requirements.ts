@@ -1,4 +1,4 @@
-import type { CheckDefinition } from '../engine/check.js';
+import { genericRows, type CheckDefinition } from '../engine/check.js';
 import type { Requirement } from '../catalog/types.js';
 import type { RunOptions } from '../engine/run-options.js';
 import { selection } from '../engine/selection.js';
@@ -10,14 +10,15 @@ import { selection } from '../engine/selection.js';
  * themselves with their checks, for a CI gate or a baseline file to be written from.
  */
 export function listRequirements(options: Pick<RunOptions, 'only' | 'profile' | 'clients'>, format: 'text' | 'json', checks: readonly CheckDefinition[]): string {
-  const { rows, profile } = selection(options);
+  const { rows, profile } = selection(options, checks);
+  const generic = genericRows(checks);
   // The profile a check applies to, as the run plans it (src/engine/check.ts planCheck).
   const applies = (def: CheckDefinition) => (profile.kind === 'generic' ? !!def.options.generic : def.options.generic !== 'only');
   const judging = (r: Requirement) => checks.filter((def) => def.requirementIds.includes(r.id) && applies(def));
   if (format === 'json') {
     return JSON.stringify(rows.map((r) => ({
       id: r.id, level: r.level, group: r.group, source: r.source, text: r.text,
-      ...(r.revisions && { revisions: r.revisions }), ...(r.client && { client: r.client }), ...(r.generic && { generic: true }),
+      ...(r.revisions && { revisions: r.revisions }), ...(r.client && { client: r.client }), ...(generic.has(r.id) && { generic: true }),
       checks: judging(r).map((def) => ({ name: def.name, suite: def.suite, ...(def.options.property && { property: def.options.property }) })),
     })), null, 2);
   }

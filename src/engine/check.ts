@@ -118,6 +118,14 @@ export interface CheckOptions {
   property?: string;
 }
 
+/**
+ * The rows that hold for any Streamable HTTP MCP server, not just this service: those a check judges under the
+ * generic profile (`generic: true` or `'only'`). Written once, on the checks; the catalog rows do not repeat it.
+ */
+export function genericRows(checks: readonly CheckDefinition[]): ReadonlySet<string> {
+  return new Set(checks.filter((c) => c.options.generic).flatMap((c) => c.requirementIds));
+}
+
 /** A check as declared by its suite. */
 export interface CheckDefinition {
   requirementIds: string[];

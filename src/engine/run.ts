@@ -81,14 +81,14 @@ export function runConformance(options: RunOptions, checks: Promise<readonly Che
 }
 
 async function runInScope(options: RunOptions, loading: Promise<readonly CheckDefinition[]>): Promise<Results> {
+  // The rows the generic profile judges are read off the checks: loaded first (some 150 ms), before anything is sent.
+  const definitions = await loading;
   // A missing or malformed profile (e.g. its "limits"), or a selection of nothing, is bad usage: exit 2 with the reason.
-  const { profile, selected } = selection(options);
+  const { profile, selected } = selection(options, definitions);
   claimReportDir(resolve(options.reportDir));
   const startedAt = new Date();
   const started = performance.now();
   const machine = measureHarnessLoad();
-  // The suites load while the target starts (the embedded server starts in a thread of its own).
-  loading.catch(() => {}); // awaited below; a target that fails first must not leave it unhandled
   // Deployments get a bounded budget; the embedded target is ours and its limits are set for the suites.
   const owned = options.target === 'embedded' || (options.target === 'stdio' && !options.baseUrl);
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
@@ -98,7 +98,6 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
-  const definitions = await loading;
   runKeys().configure(target.info);
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';

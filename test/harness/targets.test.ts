@@ -13,6 +13,11 @@ import { program } from '../../src/kit/package-root.js';
 import type { Results } from '../../src/engine/results.js';
 import { splitCommandLine, stdoutFrames } from '../../src/targets/stdio.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
+import { genericRows } from '../../src/engine/check.js';
+import { CHECKS } from '../../suites/index.js';
+
+/** The rows the generic profile judges, read off the checks. */
+const GENERIC_ROWS = genericRows(CHECKS);
 
 /** The conformance command in a child process, with extra environment; exit code, output and results.json. */
 function conformance(args: string[], { env = {}, timeoutMs = 180_000 }: { env?: Record<string, string>; timeoutMs?: number } = {}) {
@@ -32,7 +37,7 @@ const statusOf = (results: Results | undefined) => Object.fromEntries((results?.
 // No results at all is a failure too, so the assertion prints the command's stderr.
 const failures = (results: Results | undefined) => !results ? ['no results.json was written'] : results.requirements.filter((r) => r.status === 'fail' || r.status === 'warn')
   .map((r) => `${r.id}: ${r.checks.map((c) => c.message).filter(Boolean).join(' | ')}`);
-const GENERIC = CATALOG.filter((r) => r.generic === true).map((r) => r.id).sort();
+const GENERIC = CATALOG.filter((r) => GENERIC_ROWS.has(r.id)).map((r) => r.id).sort();
 const STDIO = CATALOG.filter((r) => r.group === 'stdio').map((r) => r.id);
 
 /** A plain MCP server with one tool: the SDK's stateless handler on node:http, nothing of the service. */
