@@ -54,7 +54,7 @@ function binWords(script: Script): string {
  * outside npm: `npx mcp-canvas-harness conformance ...` (issue 36: the bare name said "command not found").
  */
 export function replayInvocation(script: Script, root: string = PACKAGE_ROOT, throughBin = viaBin): string {
-  if (!throughBin || existsSync(join(root, 'src', 'run.ts'))) return `npm run ${script} --`;
+  if (!throughBin || existsSync(join(root, 'src', 'cli', 'bin.ts'))) return `npm run ${script} --`;
   return `npx ${binWords(script)}`;
 }
 
