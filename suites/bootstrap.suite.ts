@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
+import type { ProbeCheck } from '../src/budget/bootstrap-plan.js';
 import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
 import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
 import { SpellingMatcher } from '../src/kit/key-spellings.js';
@@ -150,7 +151,7 @@ interface Probe { label: string; body: { json: unknown } | { raw: string } }
  * allows; src/budget/bootstrap-plan.ts). A 429 is waited out by the wire client; one that outlasts the
  * run's wait budget fails the check as throttled.
  */
-async function probe(c: CheckContext, id: string, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+async function probe(c: CheckContext, id: ProbeCheck, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
   const first = bootstrapPermit(`probe:${id}`, 1);
   if (first.granted < 1) c.notTestable(budgetSpentReason(id, first.budget));
@@ -168,7 +169,7 @@ async function probe(c: CheckContext, id: string, probes: Probe[]): Promise<{ la
  * sends them (probe), the others read the same replies and get the same exchanges as evidence. A 4xx check
  * and its no-5xx check thus judge one set of requests at their two levels.
  */
-async function sharedProbe(c: CheckContext, id: string, probes: () => Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+async function sharedProbe(c: CheckContext, id: ProbeCheck, probes: () => Probe[]): Promise<{ label: string; res: WireResponse }[]> {
   const probed = runOnce('bootstrap probes', () => new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>());
   const known = probed.get(id);
   if (known) {

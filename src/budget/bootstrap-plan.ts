@@ -8,20 +8,34 @@
  * cannot judge anything without one, then the rest of each check's bodies, then property runs.
  */
 export interface Share {
-  purpose: string;
+  purpose: Purpose;
   /** Requests this purpose asks for at most. */
   wants: number;
   tier: 1 | 2 | 3;
 }
 
 /** The probes of the bad-body checks (suites/bootstrap.suite.ts), by check: bodies each sends. */
-export const PROBE_BODIES: Record<string, number> = {
+export const PROBE_BODIES = {
   'bootstrap-missing-email-4xx': 2,
   'bootstrap-missing-field-no-5xx': 3,
   'bootstrap-wrong-type-4xx': 5,
   'bootstrap-bad-email-4xx': 4,
   'bootstrap-malformed-body-4xx': 6,
-};
+} as const satisfies Record<string, number>;
+
+/** A check that probes the bootstrap endpoint with bad bodies. */
+export type ProbeCheck = keyof typeof PROBE_BODIES;
+/** The bootstrap properties, each with a share of its own. */
+export type BootstrapProperty = 'bootstrap-valid-bodies' | 'bootstrap-spoiled-bodies';
+
+/**
+ * What a bootstrap request is for: a name of the table below, so that a purpose the table lacks (which would
+ * get no share on a deployment) is a type error, not a silent "budget spent".
+ */
+export type Purpose = 'bootstrap-reply' | 'rate-limit' | 'plan-cap' | 'published-filter' | 'interop-matrix' | 'streaming' | 'fresh-key'
+  | `probe:${ProbeCheck}` | `probe-more:${ProbeCheck}` | `property:${BootstrapProperty}`;
+
+const probeChecks = Object.keys(PROBE_BODIES) as ProbeCheck[];
 
 export const SHARES: Share[] = [
   // The shared valid bootstrap the reply checks read (bootstrap-returns-key, -claim-url, -key-works, mail).
@@ -30,14 +44,14 @@ export const SHARES: Share[] = [
   { purpose: 'rate-limit', wants: 1, tier: 1 },
   // A workspace to fill to its plan cap without disturbing the others.
   { purpose: 'plan-cap', wants: 1, tier: 1 },
-  ...Object.keys(PROBE_BODIES).map((check): Share => ({ purpose: `probe:${check}`, wants: 1, tier: 1 })),
+  ...probeChecks.map((check): Share => ({ purpose: `probe:${check}`, wants: 1, tier: 1 })),
   { purpose: 'published-filter', wants: 1, tier: 2 },
   // The interop matrix's workspace: eight SDK clients' calls and blocks in a rate bucket of their own
   // (without it they use the run's key, and their burst is waited out like any other 429).
   { purpose: 'interop-matrix', wants: 1, tier: 2 },
   { purpose: 'property:bootstrap-valid-bodies', wants: 2, tier: 2 },
   { purpose: 'property:bootstrap-spoiled-bodies', wants: 3, tier: 2 },
-  ...Object.entries(PROBE_BODIES).map(([check, n]): Share => ({ purpose: `probe-more:${check}`, wants: n - 1, tier: 2 })),
+  ...probeChecks.map((check): Share => ({ purpose: `probe-more:${check}`, wants: PROBE_BODIES[check] - 1, tier: 2 })),
   { purpose: 'streaming', wants: 1, tier: 3 },
   { purpose: 'fresh-key', wants: 3, tier: 3 },
 ];
@@ -46,7 +60,7 @@ export const SHARES: Share[] = [
 export const FULL_PLAN = SHARES.reduce((n, s) => n + s.wants, 0);
 
 /** Each purpose's share of `budget` requests. */
-export function allocate(budget: number): Map<string, number> {
+export function allocate(budget: number): Map<Purpose, number> {
   const shares = new Map(SHARES.map((s) => [s.purpose, 0]));
   let left = Math.max(0, Math.floor(budget));
   for (const tier of [1, 2, 3] as const) {

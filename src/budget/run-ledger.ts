@@ -1,5 +1,5 @@
 import { provide, scoped, slot } from '../kit/run-scope.js';
-import { allocate } from './bootstrap-plan.js';
+import { allocate, type Purpose } from './bootstrap-plan.js';
 
 /**
  * What a run may spend of a deployment it does not own, and what it did spend: bootstrap requests by
@@ -17,7 +17,7 @@ export interface LedgerLimits {
 export interface SearchProgress { check: string; search: string; runs: number; done: boolean }
 
 export class RunLedger {
-  private readonly shares: Map<string, number> | undefined;
+  private readonly shares: Map<Purpose, number> | undefined;
   readonly granted: Record<string, number> = {};
   readonly refused: Record<string, number> = {};
   private waitGrantedMs = 0;
@@ -28,7 +28,7 @@ export class RunLedger {
   }
 
   /** How many of `n` bootstrap requests `purpose` may send: its share of the budget, less what it was granted. */
-  permit(purpose: string, n: number): { granted: number; budget?: number } {
+  permit(purpose: Purpose, n: number): { granted: number; budget?: number } {
     const wants = Math.max(0, Math.floor(n));
     let granted = wants;
     if (this.shares) {
@@ -82,7 +82,7 @@ export function openLedger(limits: LedgerLimits, onSearch?: (progress: SearchPro
 }
 
 /** How many of `n` bootstrap requests `purpose` may send (all of them outside a run). */
-export function bootstrapPermit(purpose: string, n: number): { granted: number; budget?: number } {
+export function bootstrapPermit(purpose: Purpose, n: number): { granted: number; budget?: number } {
   return runLedger().permit(purpose, n);
 }
 

@@ -1,3 +1,4 @@
+import type { Purpose } from '../budget/bootstrap-plan.js';
 import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import { unusableKeyReason } from '../kit/key-form.js';
@@ -11,7 +12,7 @@ import { redact } from '../wire/redact.js';
  * when the share is spent no request is sent and the note says so. The new key joins `secrets`, and the
  * recorded exchange is redacted after the fact (the key only became known in its response).
  */
-export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], purpose: string): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
+export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], purpose: Purpose): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
   if (!target.canBootstrap) return { exchanges: [], note: 'bootstrap is not allowed on this target' };
   const permit = bootstrapPermit(purpose, 1);
   if (permit.granted < 1) return { exchanges: [], note: budgetSpentReason(purpose, permit.budget) };

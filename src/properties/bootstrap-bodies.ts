@@ -1,3 +1,4 @@
+import type { BootstrapProperty } from '../budget/bootstrap-plan.js';
 import fc from 'fast-check';
 import { anyCodePoint } from './code-points.js';
 import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
@@ -84,7 +85,7 @@ export async function bootstrap(c: CheckContext, body: Body | string): Promise<W
  * Bootstraps the property may send, shrinking included: its share of the run's bootstrap budget; undefined
  * where bootstraps are not bounded (the embedded target), so the search shrinks as usual.
  */
-export async function runsAllowed(c: CheckContext, id: string, wants: number): Promise<number | undefined> {
+export async function runsAllowed(c: CheckContext, id: BootstrapProperty, wants: number): Promise<number | undefined> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
   const permit = bootstrapPermit(`property:${id}`, wants);
   if (permit.granted < 1) c.notTestable(budgetSpentReason(`property ${id}`, permit.budget));
