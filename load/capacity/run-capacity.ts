@@ -1,7 +1,7 @@
 /**
  * One capacity run, in process: calibrate the generator, then search each scenario in its share of the time
  * budget, then the overload, recovery and soak phases from the rate found, and assemble capacity.json's report.
- * The command (load/cli/capacity.ts) prepares the target and writes the files; the tests call this directly.
+ * The command (src/cli/capacity.ts) prepares the target and writes the files; the tests call this directly.
  */
 import { performance } from 'node:perf_hooks';
 import type { Bound, CapacityReport, ScenarioCapacity, StepRecord } from './capacity-result.js';

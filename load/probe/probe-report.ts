@@ -3,7 +3,7 @@
  * note), probe.html (self-contained, with the curve: offered rate vs served rate, and the 429 share) and
  * probe-junit.xml (one testcase per verdict, for CI). `writeProbeReports` is their door: the result is
  * scrubbed of the run's secrets before any renderer sees it. `renderProbeSection` is probe.html's body as
- * a fragment, for the report folder's report.html (src/report-folder).
+ * a fragment, for the report folder's report.html (src/reports/folder).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * load.html: the load run for a person, self-contained (inline SVG, no script). `renderLoadSection` is the
- * fragment (a <section> with its own scoped style), so the report folder's report.html (src/report-folder) embeds it as is.
+ * fragment (a <section> with its own scoped style), so the report folder's report.html (src/reports/folder) embeds it as is.
  * Per scenario: the latency percentiles (and, for streaming, first event and result), throughput and
  * errors per second over the run, and errors by kind.
  */

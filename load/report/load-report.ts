@@ -59,7 +59,7 @@ export function loadSecrets(parts: { apiKey?: string; baseUrl?: string; baseline
 /**
  * The door of the load reports, the only code that writes them: scrubs `report` of `secrets`, then writes
  * load.json, load.md, load.html and load-junit.xml from the scrubbed copy. Returns their absolute paths and
- * that copy (print from it). The caller then has the report folder's composer (src/report-folder) rewrite
+ * that copy (print from it). The caller then has the report folder's composer (src/reports/folder) rewrite
  * a conformance report.html beside them with the load section: load/report never reaches into src/reports.
  */
 export function writeLoadReports(report: LoadReport, dir: string, secrets: Secrets): { files: string[]; report: LoadReport } {

@@ -10,10 +10,10 @@ import { BIN, invokedThroughBin, SUBCOMMANDS, type Subcommand } from '../kit/inv
 /** Each command's module, from dist/. */
 const MODULES: Record<Subcommand, string> = {
   conformance: './conformance.js',
-  load: '../../load/cli/load.js',
-  k6: '../../load/cli/load-k6.js',
-  probe: '../../load/cli/probe-rate-limit.js',
-  capacity: '../../load/cli/capacity.js',
+  load: './load.js',
+  k6: './load-k6.js',
+  probe: './probe-rate-limit.js',
+  capacity: './capacity.js',
   reference: '../../fixtures/reference-server/main.js',
   'stdio-proxy': '../../fixtures/reference-server/stdio-proxy/main.js',
   'setup-interop': './setup-interop.js',

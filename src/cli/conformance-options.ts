@@ -250,7 +250,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
     property: { runs, ...search, shrinkTimeMs: QUICK_BUDGET.shrinkTimeMs, ...(replay && { replay }) },
     writeReports: true,
     // Loaded when reports are written: the page's renderers need not load before a bad command line is answered.
-    composeReportHtml: async (dir, secrets) => (await import('../report-folder/compose.js')).writeReportHtml(dir, secrets),
+    composeReportHtml: async (dir, secrets) => (await import('../reports/folder/compose.js')).writeReportHtml(dir, secrets),
     ...(!quiet && { progress: new ConformanceProgress() }),
   };
 

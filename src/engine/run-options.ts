@@ -53,7 +53,7 @@ export interface RunOptions {
   /** Writes junit.xml and summary.md beside results.json, then report.html through `composeReportHtml` (the CLI does; by default only results.json). */
   writeReports?: boolean;
   /**
-   * Writes report.html of the report directory from the runs it holds (src/report-folder's writeReportHtml):
+   * Writes report.html of the report directory from the runs it holds (src/reports/folder's writeReportHtml):
    * that layer sits above the harness, so the CLI hands it in. Called with the run's secrets.
    */
   composeReportHtml?: (dir: string, secrets: Secrets) => unknown;

@@ -13,7 +13,7 @@ import { renderSummary } from './summary-md.js';
  * The door of the conformance reports: the only code that writes them. A run's results are scrubbed of the
  * run's secrets once (src/kit/scrub.ts), then every file is rendered from the scrubbed copy, which
  * is also what the CLI prints from. The renderers are pure (results in, text out) and write nothing.
- * report.html is the report folder's page, with any load or probe run written beside: src/report-folder
+ * report.html is the report folder's page, with any load or probe run written beside: src/reports/folder
  * composes it from results.json (rendered by ./report-html.ts), after this door has written that.
  */
 

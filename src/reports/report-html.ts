@@ -340,7 +340,7 @@ const SCRIPT = `
 
 /**
  * The self-contained HTML report of a run. `sections` are the other runs of its report folder, already
- * rendered by their own writers (src/report-folder composes them): appended as they are, after the matrix.
+ * rendered by their own writers (src/reports/folder composes them): appended as they are, after the matrix.
  */
 /** Another run's section of the folder's page (a load or probe run), and its line in the page's header. */
 export interface FolderSection {

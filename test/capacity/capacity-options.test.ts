@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAPACITY_USAGE, readCapacityOptions } from '../../load/cli/capacity-options.js';
+import { CAPACITY_USAGE, readCapacityOptions } from '../../src/cli/capacity-options.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'capacity-cli-'));

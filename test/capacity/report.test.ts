@@ -102,7 +102,7 @@ describe('capacity reports', () => {
     const { files } = writeCapacityReports(folder, withKey, Secrets.from({ values: [KEY] }));
     expect(files.map((f) => f.slice(folder.length + 1))).toEqual(['capacity.json', 'capacity.md', 'capacity.html', 'capacity-junit.xml']);
     for (const f of files) expect(readFileSync(f, 'utf8')).not.toContain(KEY.slice(9));
-    const { writeReportHtml } = await import('../../src/report-folder/compose.js');
+    const { writeReportHtml } = await import('../../src/reports/folder/compose.js');
     writeReportHtml(folder, new Secrets());
     const page = readFileSync(join(folder, 'report.html'), 'utf8');
     expect(page).toContain('Requirement matrix');

@@ -40,7 +40,7 @@ async function upstreamCounts(): Promise<number[]> {
 /** `npm run load` through the balancer with a key in the environment (never on the command line). */
 async function load(apiKey: string, reportDir: string, seconds: number): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [program('load/cli/load.ts'), '--target', 'url', '--base-url', BALANCER,
+    const { stdout, stderr } = await run(process.execPath, [program('src/cli/load.ts'), '--target', 'url', '--base-url', BALANCER,
       '--scenario', 'mix', '--duration', String(seconds), '--connections', '8', '--threshold', 'errors==0', '--report-dir', reportDir, '--quiet'],
     { cwd: ROOT, env: { ...env, MCP_API_KEY: apiKey }, timeout: 60_000 });
     return { code: 0, stdout, stderr };

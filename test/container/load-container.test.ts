@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('load against the container target', () => {
   it('builds the image, runs it and loads a stateless and a streaming scenario with zero errors', async () => {
-    const { stdout, stderr } = await run(process.execPath, [program('load/cli/load.ts'), '--target', 'container',
+    const { stdout, stderr } = await run(process.execPath, [program('src/cli/load.ts'), '--target', 'container',
       '--scenario', 'tools-list,schedule-preview', '--duration', '2', '--connections', '4', '--threshold', 'errors==0', '--report-dir', dir, '--quiet'],
     { cwd: ROOT, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
     // The target is announced before any traffic.

@@ -14,10 +14,10 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
   { name: 'service variants', prefixes: ['fixtures/mutants/', 'fixtures/variants/', 'fixtures/third-party/', 'fixtures/capacity/'] },
   { name: 'harness', prefixes: ['src/'] },
   { name: 'load', prefixes: ['load/'] },
-  { name: 'report folder', prefixes: ['src/report-folder/'] },
+  { name: 'report folder', prefixes: ['src/reports/folder/'] },
   // The checks are data the command runs (suites/index.ts): above what they use, below the command that loads them.
   { name: 'checks', prefixes: ['suites/'] },
-  { name: 'cli', prefixes: ['src/cli/', 'load/cli/'] },
+  { name: 'cli', prefixes: ['src/cli/'] },
   { name: 'entry points', prefixes: ['scripts/', 'test/'] },
 ];
 

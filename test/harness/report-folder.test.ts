@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composeReportHtml, writeReportHtml } from '../../src/report-folder/compose.js';
+import { composeReportHtml, writeReportHtml } from '../../src/reports/folder/compose.js';
 import { aliasOf, Secrets } from '../../src/kit/scrub.js';
 
 /** A secret's alias for the run (src/kit/scrub.ts) as an HTML page shows it. */

@@ -232,7 +232,7 @@ describe('hostile services leave no secret in any report or console line', () =>
   it('a load run and a probe run against a hostile service (key given, base URL with userinfo), bounded', async () => {
     const { server, keys } = servers.get('hostile-echo-body')!;
     const loadDir = mkdtempSync(join(tmpdir(), 'hostile-load-'));
-    const load = await runNode('load/cli/load.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
+    const load = await runNode('src/cli/load.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
       '--scenario', 'tools-list,mix', '--duration', '1', '--connections', '2', '--max-requests', '200', '--report-dir', loadDir], 60_000);
     expect([0, 1], load.stderr).toContain(load.code);
     const lo = unaliased(outputs(loadDir, load.stdout, load.stderr));
@@ -242,7 +242,7 @@ describe('hostile services leave no secret in any report or console line', () =>
     expect(lo.console).toContain(`target: http://${REDACTED}@127.0.0.1:`);
 
     const probeDir = mkdtempSync(join(tmpdir(), 'hostile-probe-'));
-    const probe = await runNode('load/cli/probe-rate-limit.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
+    const probe = await runNode('src/cli/probe-rate-limit.ts', ['--target', 'url', '--base-url', withUserinfo(server.baseUrl), '--api-key', keys[0]!,
       '--max-time', '5', '--max-requests', '300', '--max-rate', '40', '--start-rate', '10', '--step-time', '0.5', '--report-dir', probeDir], 60_000);
     expect([0, 1], probe.stderr).toContain(probe.code);
     const po = unaliased(outputs(probeDir, probe.stdout, probe.stderr));

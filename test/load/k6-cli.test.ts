@@ -8,7 +8,7 @@ import type { K6LoadReport } from '../../load/k6/summary.ts';
 import { UNTHROTTLED } from '../../load/target.ts';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.ts';
 import { program } from '../../src/kit/package-root.js';
-import { LOAD_K6_USAGE, readLoadK6Options } from '../../load/cli/load-k6-options.js';
+import { LOAD_K6_USAGE, readLoadK6Options } from '../../src/cli/load-k6-options.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 // `npm run load:k6` for real: k6 (the pinned build in .tools/bin) against the reference server. k6 missing
@@ -34,7 +34,7 @@ function loadK6(args: string[]): Promise<Run> {
   const env = { ...process.env };
   delete env.MCP_API_KEY;
   return new Promise((resolve) => {
-    execFile(process.execPath, [program('load/cli/load-k6.ts'), ...args, '--report-dir', dir], { cwd: ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+    execFile(process.execPath, [program('src/cli/load-k6.ts'), ...args, '--report-dir', dir], { cwd: ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         const files: Record<string, string> = {};
         for (const f of ['k6-summary.json', 'k6-junit.xml', 'load-k6.json']) if (existsSync(join(dir, f))) files[f] = readFileSync(join(dir, f), 'utf8');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOAD_USAGE, readLoadOptions } from '../../load/cli/load-options.js';
+import { LOAD_USAGE, readLoadOptions } from '../../src/cli/load-options.js';
 import { UNTHROTTLED } from '../../load/target.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';

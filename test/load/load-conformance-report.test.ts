@@ -10,7 +10,7 @@ import { program } from '../../src/kit/package-root.js';
 
 // A conformance run and a load run into one report directory give one report.html with both: the
 // requirement matrix and the load plots (latency percentiles, throughput over time, errors by kind). A
-// probe run into it adds its section too (src/report-folder composes the page from what the folder holds).
+// probe run into it adds its section too (src/reports/folder composes the page from what the folder holds).
 
 const dir = mkdtempSync(join(tmpdir(), 'load-into-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +34,7 @@ describe('load plots in the conformance report', () => {
 
   it('a probe run into the same directory adds its section, and the load section stays', async () => {
     const probe = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), '--max-time', '5', '--max-requests', '300', '--start-rate', '10', '--step-time', '0.5', '--report-dir', dir],
+      execFile(process.execPath, [program('src/cli/probe-rate-limit.ts'), '--max-time', '5', '--max-requests', '300', '--start-rate', '10', '--step-time', '0.5', '--report-dir', dir],
         { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }));
     });
     expect([0, 1], probe.stderr).toContain(probe.code);

@@ -18,7 +18,7 @@ export interface LoadRun {
 export function runLoad(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<LoadRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [program('load/cli/load.ts'), ...args], {
+    execFile(process.execPath, [program('src/cli/load.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, MCP_API_KEY: '', ...options.env },
       timeout: options.timeoutMs ?? 90_000,

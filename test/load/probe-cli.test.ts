@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { program } from '../../src/kit/package-root.js';
-import { PROBE_USAGE, readProbeOptions } from '../../load/cli/probe-options.js';
+import { PROBE_USAGE, readProbeOptions } from '../../src/cli/probe-options.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 // `npm run probe:rate-limit` through main(): only a verdict exits 0 or 1; bad usage exits 2 with the usage,
@@ -19,7 +19,7 @@ interface Run { code: number; stdout: string; stderr: string }
 
 function probe(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
+    execFile(process.execPath, [program('src/cli/probe-rate-limit.ts'), ...args], { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, HARNESS_DEBUG: '', ...env } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function probe(args: string[], reportDir: string): Promise<{ code: number; stdout: string; stderr: string; result: ProbeResult; files: string[] }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [program('src/cli/probe-rate-limit.ts'), ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       try {
         const files = readdirSync(reportDir).map((f) => readFileSync(join(reportDir, f), 'utf8'));

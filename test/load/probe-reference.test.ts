@@ -8,7 +8,7 @@ import { startReferenceServer } from '../../fixtures/reference-server/app.js';
 import { mintKey } from '../../fixtures/reference-server/keys.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
 import { program } from '../../src/kit/package-root.js';
-import { PROBE_USAGE, readProbeOptions } from '../../load/cli/probe-options.js';
+import { PROBE_USAGE, readProbeOptions } from '../../src/cli/probe-options.js';
 import { commandLineOutcome } from '../helpers/command-line-outcome.js';
 
 // `npm run probe:rate-limit` against the reference server configured with known limits: the probe must
@@ -23,7 +23,7 @@ interface Run { code: number; stdout: string; stderr: string; result: ProbeResul
 
 function probe(args: string[], reportDir: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [program('src/cli/probe-rate-limit.ts'), ...args, '--report-dir', reportDir], { cwd: ROOT, timeout: 90_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       try {
         const files = Object.fromEntries(readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), 'utf8')]));
@@ -157,7 +157,7 @@ describe('probe command line', () => {
   it('refuses a non-loopback target without --allow-remote, and an unreachable one, with exit 2', async () => {
     for (const [args, message] of [[['--base-url', 'http://10.255.255.1:8080', '--api-key', 'k'], /not a loopback address/], [['--base-url', 'http://127.0.0.1:9', '--api-key', 'k'], /did not answer/]] as const) {
       const out = await new Promise<{ code: number; stderr: string }>((resolve) => {
-        execFile(process.execPath, [program('load/cli/probe-rate-limit.ts'), ...args, '--report-dir', join(dir, 'refused')], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
+        execFile(process.execPath, [program('src/cli/probe-rate-limit.ts'), ...args, '--report-dir', join(dir, 'refused')], { cwd: ROOT, timeout: 30_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
       });
       expect(out.code, args.join(' ')).toBe(2);
       expect(out.stderr).toMatch(message);

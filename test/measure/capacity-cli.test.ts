@@ -21,7 +21,7 @@ interface Run { code: number; stdout: string; stderr: string }
 
 function capacity(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [program('load/cli/capacity.ts'), ...args], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, MCP_API_KEY: '', ...env } },
+    execFile(process.execPath, [program('src/cli/capacity.ts'), ...args], { cwd: ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, MCP_API_KEY: '', ...env } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

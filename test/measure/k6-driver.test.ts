@@ -8,7 +8,7 @@ import { K6StepDriver } from '../../load/capacity/k6-driver.js';
 import { localK6, type K6Launcher } from '../../load/capacity/k6-local.js';
 import { readK6Csv, runFigures, type K6StepSummary } from '../../load/capacity/k6-step-output.js';
 import { makeRunners } from '../../load/capacity/runners.js';
-import { readCapacityOptions } from '../../load/cli/capacity-options.js';
+import { readCapacityOptions } from '../../src/cli/capacity-options.js';
 import { runCapacity, type CapacityRunOptions, type CapacityTarget } from '../../load/capacity/run-capacity.js';
 import { parseSlo, thresholdsOf } from '../../load/capacity/slo.js';
 import { defaultGeneratorBounds, judgeStep } from '../../load/capacity/step-judge.js';

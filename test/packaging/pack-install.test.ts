@@ -53,9 +53,9 @@ describe('the packed project, installed without dev dependencies', () => {
 
   it.each([
     ['conformance', 'dist/src/cli/conformance.js'],
-    ['load', 'dist/load/cli/load.js'],
-    ['load:k6', 'dist/load/cli/load-k6.js'],
-    ['probe:rate-limit', 'dist/load/cli/probe-rate-limit.js'],
+    ['load', 'dist/src/cli/load.js'],
+    ['load:k6', 'dist/src/cli/load-k6.js'],
+    ['probe:rate-limit', 'dist/src/cli/probe-rate-limit.js'],
     ['reference', 'dist/fixtures/reference-server/main.js'],
     ['admin', 'dist/fixtures/reference-server/admin.js'],
     ['stdio-proxy', 'dist/fixtures/reference-server/stdio-proxy/main.js'],

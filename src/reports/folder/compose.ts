@@ -1,5 +1,5 @@
 /**
- * The report folder's page: report.html, composed from whichever runs the folder holds (src/report-folder/
+ * The report folder's page: report.html, composed from whichever runs the folder holds (src/reports/folder/
  * runs.ts). The conformance run is the page (src/reports/report-html.ts: matrix, failures, filters); a load
  * run's section (load/report/load-html.ts) and a probe run's (load/probe/probe-report.ts) follow it, each
  * rendered by its own writer. Without a conformance run there is no report.html: load.html and probe.html
@@ -7,15 +7,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { scrubText, type Secrets } from '../kit/scrub.js';
-import { renderHtml, type FolderSection } from '../reports/report-html.js';
-import type { Results } from '../engine/results.js';
-import { renderLoadSection } from '../../load/report/load-html.js';
-import { loadWord } from '../../load/report/load-results.js';
-import { renderProbeSection, verdictWord } from '../../load/probe/probe-report.js';
+import { scrubText, type Secrets } from '../../kit/scrub.js';
+import { renderHtml, type FolderSection } from '../report-html.js';
+import type { Results } from '../../engine/results.js';
+import { renderLoadSection } from '../../../load/report/load-html.js';
+import { loadWord } from '../../../load/report/load-results.js';
+import { renderProbeSection, verdictWord } from '../../../load/probe/probe-report.js';
 import { readFolderRuns } from './runs.js';
-import { renderCapacitySection } from '../../load/capacity/report/capacity-html.js';
-import { capacityWord } from '../../load/capacity/report/capacity-word.js';
+import { renderCapacitySection } from '../../../load/capacity/report/capacity-html.js';
+import { capacityWord } from '../../../load/capacity/report/capacity-word.js';
 
 export const REPORT_HTML = 'report.html';
 

@@ -1,18 +1,18 @@
 /**
  * The capacity command's line: its usage text and the reading of its options, every value checked before any
- * traffic. Apart from the command (load/cli/capacity.ts) so that the tests judge bad input without a process.
+ * traffic. Apart from the command (src/cli/capacity.ts) so that the tests judge bad input without a process.
  */
-import { parseCommandLine } from '../../src/kit/command-line.js';
-import { exitStatus } from '../../src/kit/main.js';
-import { enumOption, listOption, numberOption, UsageError } from '../../src/kit/options.js';
-import { Secrets } from '../../src/kit/scrub.js';
-import { keyOption, mutantOption, seedOption, targetOption } from '../../src/cli/shared-options.js';
-import { invocation, reportDirOption } from '../../src/kit/invocation.js';
-import { CAPS } from '../safety.js';
-import { LOAD_TARGET_KINDS } from '../target.js';
-import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
-import { DEFAULT_SLO, parseSlo, readSloFile, termsProblem, type Slo } from '../capacity/slo.js';
-import { DRIVERS } from '../capacity/runners.js';
+import { parseCommandLine } from '../kit/command-line.js';
+import { exitStatus } from '../kit/main.js';
+import { enumOption, listOption, numberOption, UsageError } from '../kit/options.js';
+import { Secrets } from '../kit/scrub.js';
+import { keyOption, mutantOption, seedOption, targetOption } from './shared-options.js';
+import { invocation, reportDirOption } from '../kit/invocation.js';
+import { CAPS } from '../../load/safety.js';
+import { LOAD_TARGET_KINDS } from '../../load/target.js';
+import { SCENARIOS, scenarioByName, type Scenario } from '../../load/scenarios.js';
+import { DEFAULT_SLO, parseSlo, readSloFile, termsProblem, type Slo } from '../../load/capacity/slo.js';
+import { DRIVERS } from '../../load/capacity/runners.js';
 
 export const DEFAULT_CAPACITY_SCENARIOS = ['tools-list'];
 

@@ -2,24 +2,24 @@
  * `mcp-canvas-harness capacity` (npm run capacity): prepares the target (announced first, loopback guard),
  * runs the capacity search (load/capacity/run-capacity.ts) with a line per step on stderr, writes capacity.json,
  * capacity.md, capacity.html and capacity-junit.xml, and prints the verdict first, then a line per scenario.
- * Its options: load/cli/capacity-options.ts.
+ * Its options: src/cli/capacity-options.ts.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../src/kit/main.js';
-import { makeDir } from '../../src/kit/make-dir.js';
-import { CAPACITY_JSON } from '../capacity/report/capacity-json.js';
-import { CAPACITY_MD } from '../capacity/report/capacity-md.js';
-import { CAPACITY_HTML } from '../capacity/report/capacity-html.js';
-import { CAPACITY_JUNIT } from '../capacity/report/capacity-junit.js';
-import { scrubText, Secrets } from '../../src/kit/scrub.js';
-import { writeReportHtml } from '../../src/report-folder/compose.js';
-import { prepareLoadTarget, UNTHROTTLED, type LoadTarget } from '../target.js';
-import { runCapacity } from '../capacity/run-capacity.js';
-import { preflight } from '../preflight.js';
-import { makeRunners } from '../capacity/runners.js';
-import { capacityWord, writeCapacityReports } from '../capacity/report/capacity-report.js';
-import { rateText } from '../capacity/report/capacity-word.js';
+import { main } from '../kit/main.js';
+import { makeDir } from '../kit/make-dir.js';
+import { CAPACITY_JSON } from '../../load/capacity/report/capacity-json.js';
+import { CAPACITY_MD } from '../../load/capacity/report/capacity-md.js';
+import { CAPACITY_HTML } from '../../load/capacity/report/capacity-html.js';
+import { CAPACITY_JUNIT } from '../../load/capacity/report/capacity-junit.js';
+import { scrubText, Secrets } from '../kit/scrub.js';
+import { writeReportHtml } from '../reports/folder/compose.js';
+import { prepareLoadTarget, UNTHROTTLED, type LoadTarget } from '../../load/target.js';
+import { runCapacity } from '../../load/capacity/run-capacity.js';
+import { preflight } from '../../load/preflight.js';
+import { makeRunners } from '../../load/capacity/runners.js';
+import { capacityWord, writeCapacityReports } from '../../load/capacity/report/capacity-report.js';
+import { rateText } from '../../load/capacity/report/capacity-word.js';
 import { CAPACITY_USAGE, readCapacityOptions, type CapacityOptions } from './capacity-options.js';
 
 let secrets = (): Secrets => new Secrets();

@@ -6,16 +6,16 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { K6LoadReport } from '../k6/summary.js';
+import type { K6LoadReport } from '../../load/k6/summary.js';
 import { join } from 'node:path';
-import { main } from '../../src/kit/main.js';
-import { scrubText, Secrets } from '../../src/kit/scrub.js';
-import { loadSecrets } from '../report/load-report.js';
-import { findK6, k6Line } from '../k6-binary.js';
-import { prepareLoadTarget, type LoadTarget } from '../target.js';
+import { main } from '../kit/main.js';
+import { scrubText, Secrets } from '../kit/scrub.js';
+import { loadSecrets } from '../../load/report/load-report.js';
+import { findK6, k6Line } from '../../load/k6-binary.js';
+import { prepareLoadTarget, type LoadTarget } from '../../load/target.js';
 import { LOAD_K6_USAGE, readLoadK6Options, type LoadK6Options } from './load-k6-options.js';
-import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
-import { makeDir } from '../../src/kit/make-dir.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { makeDir } from '../kit/make-dir.js';
 
 const ROOT = PACKAGE_ROOT;
 const OUTPUT_FILES = ['k6-summary.json', 'k6-junit.xml', 'load-k6.json'] as const;

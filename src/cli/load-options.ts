@@ -1,24 +1,24 @@
 /**
  * `npm run load`'s command line: its usage text and the reading of its options, every value checked before
- * any traffic. Apart from the command (load/cli/load.ts) so that the tests can judge bad input without a
+ * any traffic. Apart from the command (src/cli/load.ts) so that the tests can judge bad input without a
  * process per case (test/load/load-cli.test.ts).
  */
-import { parseCommandLine } from '../../src/kit/command-line.js';
-import { exitStatus } from '../../src/kit/main.js';
-import { enumOption, listOption, numberOption, urlOption, UsageError } from '../../src/kit/options.js';
-import type { Secrets } from '../../src/kit/scrub.js';
-import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
-import { BaselineError, readBaseline } from '../report/baseline.js';
-import { loadSecrets } from '../report/load-report.js';
-import { PAIRINGS, type LoadReport } from '../report/load-results.js';
+import { parseCommandLine } from '../kit/command-line.js';
+import { exitStatus } from '../kit/main.js';
+import { enumOption, listOption, numberOption, urlOption, UsageError } from '../kit/options.js';
+import type { Secrets } from '../kit/scrub.js';
+import { keyOption, mutantOption, targetOption } from './shared-options.js';
+import { BaselineError, readBaseline } from '../../load/report/baseline.js';
+import { loadSecrets } from '../../load/report/load-report.js';
+import { PAIRINGS, type LoadReport } from '../../load/report/load-results.js';
 import {
   BUILTIN_THRESHOLD, DEFAULT_REGRESSION, DEFAULT_THRESHOLDS, ThresholdError, parseThreshold, thresholdProblem, type Threshold,
-} from '../report/thresholds.js';
-import { CAPS } from '../safety.js';
-import { SCENARIOS, scenarioByName, type Scenario } from '../scenarios.js';
-import { LOAD_TARGET_KINDS } from '../target.js';
-import { callerPath, invocation, reportDirOption } from '../../src/kit/invocation.js';
-import { makeDir } from '../../src/kit/make-dir.js';
+} from '../../load/report/thresholds.js';
+import { CAPS } from '../../load/safety.js';
+import { SCENARIOS, scenarioByName, type Scenario } from '../../load/scenarios.js';
+import { LOAD_TARGET_KINDS } from '../../load/target.js';
+import { callerPath, invocation, reportDirOption } from '../kit/invocation.js';
+import { makeDir } from '../kit/make-dir.js';
 
 const DEFAULT_SCENARIOS = ['tools-list', 'mix'];
 

@@ -6,14 +6,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scrubDeep, type Secrets } from '../kit/scrub.js';
-import type { Results } from '../engine/results.js';
-import { LOAD_JSON, loadReportProblems } from '../../load/report/load-json.js';
-import type { LoadReport } from '../../load/report/load-results.js';
-import { isProbeResult, PROBE_JSON } from '../../load/probe/probe-report.js';
-import type { ProbeResult } from '../../load/probe/probe-result.js';
-import { CAPACITY_JSON, capacityReportProblems } from '../../load/capacity/report/capacity-json.js';
-import type { CapacityReport } from '../../load/capacity/capacity-result.js';
+import { scrubDeep, type Secrets } from '../../kit/scrub.js';
+import type { Results } from '../../engine/results.js';
+import { LOAD_JSON, loadReportProblems } from '../../../load/report/load-json.js';
+import type { LoadReport } from '../../../load/report/load-results.js';
+import { isProbeResult, PROBE_JSON } from '../../../load/probe/probe-report.js';
+import type { ProbeResult } from '../../../load/probe/probe-result.js';
+import { CAPACITY_JSON, capacityReportProblems } from '../../../load/capacity/report/capacity-json.js';
+import type { CapacityReport } from '../../../load/capacity/capacity-result.js';
 
 export const RESULTS_JSON = 'results.json';
 

@@ -5,21 +5,21 @@
  * and writes load.json, load.md, load.html and load-junit.xml.
  */
 import { resolve } from 'node:path';
-import { main } from '../../src/kit/main.js';
-import { preflight } from '../preflight.js';
-import { runScenario, type RunSoFar, type ScenarioRun } from '../autocannon/runner.js';
-import { STREAMING_TIMING_METHOD } from '../autocannon/streaming-timing.js';
-import { comparePaired, compareWithBaseline, type PairedScenario } from '../report/baseline.js';
-import { assembleLoadReport, loadSecrets, writeLoadReports } from '../report/load-report.js';
-import { errorKindsText, type LoadReport, type RoundPair, type ScenarioResult } from '../report/load-results.js';
-import { fmt, pct } from '../../src/kit/numbers.js';
-import { scrubText, Secrets } from '../../src/kit/scrub.js';
-import { writeReportHtml } from '../../src/report-folder/compose.js';
-import { BUILTIN_THRESHOLD, evaluateThresholds, intervalText, parseThreshold } from '../report/thresholds.js';
-import { prepareLoadTarget, type LoadTarget } from '../target.js';
+import { main } from '../kit/main.js';
+import { preflight } from '../../load/preflight.js';
+import { runScenario, type RunSoFar, type ScenarioRun } from '../../load/autocannon/runner.js';
+import { STREAMING_TIMING_METHOD } from '../../load/autocannon/streaming-timing.js';
+import { comparePaired, compareWithBaseline, type PairedScenario } from '../../load/report/baseline.js';
+import { assembleLoadReport, loadSecrets, writeLoadReports } from '../../load/report/load-report.js';
+import { errorKindsText, type LoadReport, type RoundPair, type ScenarioResult } from '../../load/report/load-results.js';
+import { fmt, pct } from '../kit/numbers.js';
+import { scrubText, Secrets } from '../kit/scrub.js';
+import { writeReportHtml } from '../reports/folder/compose.js';
+import { BUILTIN_THRESHOLD, evaluateThresholds, intervalText, parseThreshold } from '../../load/report/thresholds.js';
+import { prepareLoadTarget, type LoadTarget } from '../../load/target.js';
 import { LOAD_USAGE, readLoadOptions, type LoadOptions } from './load-options.js';
-import { medianRound } from '../report/rounds.js';
-import { packageInfo } from '../../src/kit/package-root.js';
+import { medianRound } from '../../load/report/rounds.js';
+import { packageInfo } from '../kit/package-root.js';
 
 /** Per-request deadline: a reply not complete by then is a timeout (a stream that never ends). */
 const TIMEOUT_S = 10;
@@ -200,7 +200,7 @@ async function run(o: LoadOptions): Promise<number> {
     });
     const written = writeLoadReports(report, reportDir, secrets);
     const files = written.files;
-    // The folder's report.html (a conformance run's page) gets the load plots: src/report-folder composes it.
+    // The folder's report.html (a conformance run's page) gets the load plots: src/reports/folder composes it.
     try {
       const html = writeReportHtml(reportDir, secrets);
       if (html) files.push(resolve(html));

@@ -1,17 +1,17 @@
 /**
  * npm run probe:rate-limit -- [options]: finds a deployment's real rate limits per key (sustained rate,
  * burst, limiter shape), checks Retry-After and isolation between keys, and writes probe.json, probe.md,
- * probe.html and probe-junit.xml. Its options: load/cli/probe-options.ts.
+ * probe.html and probe-junit.xml. Its options: src/cli/probe-options.ts.
  */
 import { join } from 'node:path';
-import { main } from '../../src/kit/main.js';
-import { prepareLoadTarget, type LoadTarget } from '../target.js';
-import { KeyRing } from '../probe/keys.js';
-import { runProbe, type ProbeSoFar } from '../probe/probe.js';
-import { verdictWord, writeProbeReports } from '../probe/probe-report.js';
-import { writeReportHtml } from '../../src/report-folder/compose.js';
+import { main } from '../kit/main.js';
+import { prepareLoadTarget, type LoadTarget } from '../../load/target.js';
+import { KeyRing } from '../../load/probe/keys.js';
+import { runProbe, type ProbeSoFar } from '../../load/probe/probe.js';
+import { verdictWord, writeProbeReports } from '../../load/probe/probe-report.js';
+import { writeReportHtml } from '../reports/folder/compose.js';
 import { PROBE_USAGE, readProbeOptions, type ProbeOptions } from './probe-options.js';
-import { scrubText, Secrets } from '../../src/kit/scrub.js';
+import { scrubText, Secrets } from '../kit/scrub.js';
 
 /** Every secret the probe holds so far: the keys given, then the target's and the ring's (it learns keys as it goes). */
 let secrets = (): Secrets => new Secrets();
@@ -50,7 +50,7 @@ async function run(o: ProbeOptions): Promise<number> {
     });
     // Printed from the scrubbed copy the reports were written from.
     const { files, result: clean } = writeProbeReports(result, o.reportDir, secrets());
-    // The folder's report.html (a conformance run's page) gets the probe's section: src/report-folder composes it.
+    // The folder's report.html (a conformance run's page) gets the probe's section: src/reports/folder composes it.
     try {
       const html = writeReportHtml(o.reportDir, secrets());
       if (html) files.push(html);

@@ -1,18 +1,18 @@
 /**
  * `npm run probe:rate-limit`'s command line: its usage text and the reading of its options, every value
- * checked before any traffic. Apart from the command (load/cli/probe-rate-limit.ts) so that the tests can
+ * checked before any traffic. Apart from the command (src/cli/probe-rate-limit.ts) so that the tests can
  * judge bad input without a process per case.
  */
 import { resolve } from 'node:path';
 import { loadConfigFile, resolveConfig, type ConfigOverrides } from '../../fixtures/reference-server/config.js';
-import { parseCommandLine } from '../../src/kit/command-line.js';
-import { exitStatus } from '../../src/kit/main.js';
-import { numberOption, UsageError } from '../../src/kit/options.js';
-import { Secrets } from '../../src/kit/scrub.js';
-import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
-import { CAPS } from '../safety.js';
-import { LOAD_TARGET_KINDS } from '../target.js';
-import { invocation, reportDirOption } from '../../src/kit/invocation.js';
+import { parseCommandLine } from '../kit/command-line.js';
+import { exitStatus } from '../kit/main.js';
+import { numberOption, UsageError } from '../kit/options.js';
+import { Secrets } from '../kit/scrub.js';
+import { keyOption, mutantOption, targetOption } from './shared-options.js';
+import { CAPS } from '../../load/safety.js';
+import { LOAD_TARGET_KINDS } from '../../load/target.js';
+import { invocation, reportDirOption } from '../kit/invocation.js';
 
 /** The embedded target's limits when no --reference-config is given: known numbers for the probe to find. */
 export const PROBE_REFERENCE: ConfigOverrides = { plans: { probe: { ratePerSecond: 50, burst: 20, maxBlocks: 10 } }, bootstrapPlan: 'probe' };

@@ -1,20 +1,20 @@
 /**
  * `npm run load:k6`'s command line: its usage text and the reading of its options. Apart from the command
- * (load/cli/load-k6.ts) so that the tests can judge bad input without a process per case.
+ * (src/cli/load-k6.ts) so that the tests can judge bad input without a process per case.
  */
 import { join, resolve } from 'node:path';
-import { parseCommandLine } from '../../src/kit/command-line.js';
-import { exitStatus } from '../../src/kit/main.js';
-import { listOption, numberOption, UsageError } from '../../src/kit/options.js';
-import type { Secrets } from '../../src/kit/scrub.js';
-import { keyOption, mutantOption, targetOption } from '../../src/cli/shared-options.js';
-import { loadSecrets } from '../report/load-report.js';
-import { readInputs, scenarioVus, type Inputs } from '../k6/inputs.ts';
-import { CAPS, capProblem } from '../safety.js';
-import { SCENARIOS } from '../scenarios.js';
-import { LOAD_TARGET_KINDS } from '../target.js';
-import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
-import { invocation, reportDirOption } from '../../src/kit/invocation.js';
+import { parseCommandLine } from '../kit/command-line.js';
+import { exitStatus } from '../kit/main.js';
+import { listOption, numberOption, UsageError } from '../kit/options.js';
+import type { Secrets } from '../kit/scrub.js';
+import { keyOption, mutantOption, targetOption } from './shared-options.js';
+import { loadSecrets } from '../../load/report/load-report.js';
+import { readInputs, scenarioVus, type Inputs } from '../../load/k6/inputs.ts';
+import { CAPS, capProblem } from '../../load/safety.js';
+import { SCENARIOS } from '../../load/scenarios.js';
+import { LOAD_TARGET_KINDS } from '../../load/target.js';
+import { PACKAGE_ROOT } from '../kit/package-root.js';
+import { invocation, reportDirOption } from '../kit/invocation.js';
 
 const ROOT = PACKAGE_ROOT;
 
