@@ -53,8 +53,8 @@ RUN (id -u node >/dev/null 2>&1 || useradd --uid 1000 --user-group --create-home
  && mkdir -p /data && chown node:node /data
 COPY --from=node-modules /app/node_modules ./node_modules
 COPY package.json ./
-COPY dist/fixtures/reference-server ./dist/fixtures/reference-server
-COPY dist/fixtures/smtp-sink ./dist/fixtures/smtp-sink
+COPY dist/service/reference-server ./dist/service/reference-server
+COPY dist/service/smtp-sink ./dist/service/smtp-sink
 # The service uses only the harness's bottom layer (option parsing), never the harness itself.
 COPY dist/src/kit ./dist/src/kit
 USER node
@@ -65,4 +65,4 @@ ARG SOURCE_FINGERPRINT=unknown
 LABEL org.canvas-harness.fingerprint=${SOURCE_FINGERPRINT}
 # node directly, not `npm run`: node is PID 1 and gets SIGTERM (main.ts closes
 # cleanly on it). Compose overrides this command for the balancer and sink.
-CMD ["node", "--max-semi-space-size=32", "dist/fixtures/reference-server/main.js", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["node", "--max-semi-space-size=32", "dist/service/reference-server/main.js", "--host", "0.0.0.0", "--port", "8080"]

@@ -8,8 +8,8 @@
  * whose URL and token go to the parent over IPC, never to stdout.
  */
 import { parseArgs } from 'node:util';
-import { startReferenceServer } from '../fixtures/reference-server/app.js';
-import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
+import { startReferenceServer } from '../service/reference-server/app.js';
+import type { ConfigOverrides } from '../service/reference-server/config.js';
 import { mutant as findMutant } from '../fixtures/mutants/index.js';
 import { startAdminChannel } from '../src/targets/admin-channel.js';
 import { runChild } from '../src/kit/child-runtime.js';

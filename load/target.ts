@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import type { ConfigOverrides } from '../fixtures/reference-server/config.js';
+import type { ConfigOverrides } from '../service/reference-server/config.js';
 import { spawnServerChild } from '../src/kit/server-child.js';
 import { bootstrapKey } from '../src/targets/bootstrap-keys.js';
 import { startReferenceContainer } from '../src/targets/container.js';

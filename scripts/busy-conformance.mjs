@@ -45,7 +45,7 @@ function conformance(args) {
 /** `npm run reference` on a free port: resolves with its base URL once it prints it. */
 function startReference() {
   return new Promise((resolve, reject) => {
-    reference = spawn(process.execPath, ['dist/fixtures/reference-server/main.js', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    reference = spawn(process.execPath, ['dist/service/reference-server/main.js', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
     reference.stdout.on('data', (d) => {
       const url = /http:\/\/127\.0\.0\.1:\d+/.exec(String(d))?.[0];
       if (url) resolve(url);

@@ -12,7 +12,7 @@
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer } from '../../service/reference-server/app.js';
 import { runChild } from '../../src/kit/child-runtime.js';
 
 const { values } = parseArgs({ options: { sourcemaps: { type: 'string' } }, strict: true, allowPositionals: false });

@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
+import type { ConfigOverrides } from '../../service/reference-server/config.js';
 import { freePort } from '../../src/kit/free-port.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { residentBytes } from '../../load/target.js';
@@ -97,18 +97,18 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
     await podman(['volume', 'create', ...label, volume]);
     const on = (alias: string) => ['--network', network, '--network-alias', alias, ...label];
     await podman(['run', '-d', '--name', `${prefix}-smtp`, ...on('smtp'), o.image,
-      'node', 'dist/fixtures/smtp-sink/main.js', '--host', '0.0.0.0', '--smtp-port', '2525', '--http-port', '8025']);
+      'node', 'dist/service/smtp-sink/main.js', '--host', '0.0.0.0', '--smtp-port', '2525', '--http-port', '8025']);
     const replicas: string[] = [];
     for (let i = 0; i < o.replicas; i++) {
       const name = `${prefix}-${replicaName(i)}`;
       await podman(['run', '-d', '--name', name, ...on(replicaName(i)), '--cpu-period', String(o.cpuPeriodUs), '--cpu-quota', String(Math.round(o.cpus * o.cpuPeriodUs)),
         '-v', `${volume}:/data`, '-v', `${configDir}:${CONFIG_DIR}:ro`, '-e', `PUBLIC_BASE_URL=${baseUrl}`, o.image,
-        'node', '--max-semi-space-size=32', 'dist/fixtures/reference-server/main.js', '--host', '0.0.0.0', '--port', '8080',
+        'node', '--max-semi-space-size=32', 'dist/service/reference-server/main.js', '--host', '0.0.0.0', '--port', '8080',
         '--db', '/data/canvas.db', '--smtp', 'smtp://smtp:2525', '--config', `${CONFIG_DIR}/reference.json`]);
       replicas.push(name);
     }
     await podman(['run', '-d', '--name', `${prefix}-balancer`, ...on('balancer'), '-p', `127.0.0.1:${port}:8080`, o.image,
-      'node', 'dist/fixtures/reference-server/balancer.js', '--host', '0.0.0.0', '--port', '8080',
+      'node', 'dist/service/reference-server/balancer.js', '--host', '0.0.0.0', '--port', '8080',
       ...replicas.flatMap((_, i) => ['--upstream', `http://${replicaName(i)}:8080`])]);
     await waitReady(baseUrl, o.replicas, prefix, o.readyTimeoutMs ?? 90_000);
     const pids = await Promise.all(replicas.map(async (name) => Number(await podman(['inspect', '--format', '{{.State.Pid}}', name]))));

@@ -14,8 +14,8 @@ const MODULES: Record<Subcommand, string> = {
   k6: './load-k6.js',
   probe: './probe-rate-limit.js',
   capacity: './capacity.js',
-  reference: '../../fixtures/reference-server/main.js',
-  'stdio-proxy': '../../fixtures/reference-server/stdio-proxy/main.js',
+  reference: '../../service/reference-server/main.js',
+  'stdio-proxy': '../../service/reference-server/stdio-proxy/main.js',
   'setup-interop': './setup-interop.js',
 };
 

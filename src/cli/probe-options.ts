@@ -4,7 +4,7 @@
  * judge bad input without a process per case.
  */
 import { resolve } from 'node:path';
-import { loadConfigFile, resolveConfig, type ConfigOverrides } from '../../fixtures/reference-server/config.js';
+import { loadConfigFile, resolveConfig, type ConfigOverrides } from '../../service/reference-server/config.js';
 import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';
 import { numberOption, UsageError } from '../kit/options.js';

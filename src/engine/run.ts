@@ -102,7 +102,7 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';
   const limits = resolveRunLimits({
-    profile: profile.limits, profileName: profile.name, ...(harnessServer && { inForce: referenceLimitsInForce(), inForceName: 'the configuration of the reference server the harness started (fixtures/reference-server/conformance-config.ts)' }),
+    profile: profile.limits, profileName: profile.name, ...(harnessServer && { inForce: referenceLimitsInForce(), inForceName: 'the configuration of the reference server the harness started (service/reference-server/conformance-config.ts)' }),
     key: options.limits?.key, other: options.limits?.other, keyGiven: options.apiKey !== undefined, otherGiven: options.otherKey !== undefined,
   });
   if (limits) target.info.limits = limits;

@@ -1,4 +1,4 @@
-import { modernHeaders, PROTOCOL_VERSION_META_KEY } from '../../fixtures/reference-server/stdio-proxy/headers.js';
+import { modernHeaders, PROTOCOL_VERSION_META_KEY } from '../../service/reference-server/stdio-proxy/headers.js';
 import { REVISIONS, type Revision } from '../catalog/types.js';
 import { isObject } from './tool-result.js';
 

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { resolveConfig } from '../../fixtures/reference-server/config.js';
-import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
+import { resolveConfig } from '../../service/reference-server/config.js';
+import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 
 /**
  * Declared limits. The service shows no numbers ("Numeric values of rate limits and caps: not shown"), so

@@ -1,10 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hashKey, mintKey } from '../../fixtures/reference-server/keys.js';
-import type { ReferenceConfig } from '../../fixtures/reference-server/config.js';
-import { readBody } from '../../fixtures/reference-server/http/respond.js';
-import type { Store } from '../../fixtures/reference-server/store.js';
+import { hashKey, mintKey } from '../../service/reference-server/keys.js';
+import type { ReferenceConfig } from '../../service/reference-server/config.js';
+import { readBody } from '../../service/reference-server/http/respond.js';
+import type { Store } from '../../service/reference-server/store.js';
 
 /**
  * What the service's admin settings do (create a workspace, mint a key for a workspace, revoke a key), offered to the suites

@@ -1,7 +1,7 @@
 import type { StartedTestContainer } from 'testcontainers';
 import { request } from 'undici';
-import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
-import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
+import type { ConfigOverrides } from '../../service/reference-server/config.js';
+import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
 import { loadTestcontainers } from './testcontainers.js';
 import type { TargetInfo } from './target-info.js';
@@ -181,7 +181,7 @@ async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): P
   try {
     container = await (await loopbackContainer(image, [{ container: 8080, host: port }]))
       .withCopyContentToContainer([{ content: JSON.stringify({ ...config, dbPath: DB, publicBaseUrl: baseUrl }), target: CONFIG_PATH, mode: 0o644 }])
-      .withCommand(['node', '--max-semi-space-size=32', 'dist/fixtures/reference-server/main.js', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
+      .withCommand(['node', '--max-semi-space-size=32', 'dist/service/reference-server/main.js', '--host', '0.0.0.0', '--port', '8080', '--config', CONFIG_PATH])
       .withWaitStrategy(Wait.forHttp('/healthz', 8080).forStatusCode(200))
       .withStartupTimeout(60_000)
       .start();
@@ -241,7 +241,7 @@ async function revokedKeyIn(container: { exec: Exec }, baseUrl: string, timeoutM
   });
   const body = (await res.body.json()) as { apiKey?: unknown };
   if (typeof body.apiKey !== 'string') throw new Error(`bootstrap answered ${res.statusCode} without apiKey`);
-  const admin = ['node', 'dist/fixtures/reference-server/admin.js'];
+  const admin = ['node', 'dist/service/reference-server/admin.js'];
   const listed = await container.exec([...admin, 'key', 'list', '--db', DB]);
   if (listed.exitCode !== 0) throw new Error(`admin key list exited ${listed.exitCode}: ${listed.stderr.trim()}`);
   const row = listed.stdout.split('\n').map((l) => {

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { startReferenceServer } from '../../fixtures/reference-server/app.js';
-import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
-import { startMailSink } from '../../fixtures/smtp-sink/mail-sink.js';
+import { startReferenceServer } from '../../service/reference-server/app.js';
+import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
+import { startMailSink } from '../../service/smtp-sink/mail-sink.js';
 import { startAdminChannel } from './admin-channel.js';
 import type { ToServerThread, FromServerThread } from './embedded-thread.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * holds this list to the Dockerfile's COPY lines). node_modules is stood for by npm's own record of the
  * installed tree, which every install rewrites: hashing 229 MB on every run would cost what it saves.
  */
-export const IMAGE_INPUTS = ['Dockerfile', '.dockerignore', 'package.json', 'package-lock.json', 'dist/fixtures/reference-server', 'dist/fixtures/smtp-sink', 'dist/src/kit'] as const;
+export const IMAGE_INPUTS = ['Dockerfile', '.dockerignore', 'package.json', 'package-lock.json', 'dist/service/reference-server', 'dist/service/smtp-sink', 'dist/src/kit'] as const;
 export const HOST_MODULES_RECORD = 'node_modules/.package-lock.json';
 
 /** The image label that carries the fingerprint of what the image was built from. */

@@ -16,7 +16,7 @@ export interface StdioRunOptions {
 }
 
 /** The repository's own proxy, compiled (dist/); `node` is this very node binary. */
-const DEFAULT_STDIO_ENTRY = 'fixtures/reference-server/stdio-proxy/main.ts';
+const DEFAULT_STDIO_ENTRY = 'service/reference-server/stdio-proxy/main.ts';
 export const DEFAULT_STDIO_COMMAND = `node ${compiled(DEFAULT_STDIO_ENTRY)}`;
 
 /** The repository's own proxy as the harness runs it: its compiled program, on this node. */

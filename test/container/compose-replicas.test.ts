@@ -69,7 +69,7 @@ beforeAll(async () => {
   }
   // A key on a plan without a rate limit, minted as an admin would (the admin command in a replica):
   // the bootstrap plan would throttle a load run, which is not what this test is about.
-  const admin = ['exec', `${PROJECT}_replica-a_1`, 'node', 'dist/fixtures/reference-server/admin.js'];
+  const admin = ['exec', `${PROJECT}_replica-a_1`, 'node', 'dist/service/reference-server/admin.js'];
   const ws = JSON.parse((await podman(...admin, 'workspace', 'create', '--db', '/data/canvas.db', '--name', 'load', '--plan', 'unlimited')).stdout) as { workspace: { id: string } };
   apiKey = (JSON.parse((await podman(...admin, 'key', 'mint', '--db', '/data/canvas.db', '--workspace', ws.workspace.id, '--label', 'compose load test')).stdout) as { apiKey: string }).apiKey;
 }, 400_000);

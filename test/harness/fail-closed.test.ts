@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BROKEN_SERVICES } from '../../fixtures/mutants/fail-closed.js';
-import type { Middleware } from '../../fixtures/reference-server/app.js';
+import type { Middleware } from '../../service/reference-server/app.js';
 import { startServer, VARIANT_CONFIG } from '../../fixtures/variants/variant.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { REPORT_FILES } from '../../src/reports/index.js';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTPS_MUTANTS } from '../../fixtures/mutants/index.js';
 import type { Mutant } from '../../fixtures/mutants/mutant.js';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
-import { CONFORMANCE_CONFIG } from '../../fixtures/reference-server/conformance-config.js';
+import { startReferenceServer, type ReferenceServer } from '../../service/reference-server/app.js';
+import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 import { runConformanceChild, type ChildRun } from '../../scripts/conformance-runs.js';
 
 /**

@@ -32,7 +32,7 @@ describe('the reference image fingerprint', () => {
   it('changes with any input file, a new file, a build argument or the base image, and only then', () => {
     root = mkdtempSync(join(tmpdir(), 'image-fingerprint-'));
     for (const input of IMAGE_INPUTS) write(input.includes('/') ? `${input}/index.ts` : input, `${input}\n`);
-    write('dist/fixtures/reference-server/http/nested.js', 'nested\n');
+    write('dist/service/reference-server/http/nested.js', 'nested\n');
     write(HOST_MODULES_RECORD, '{"lockfileVersion":3}\n');
     write('README.md', 'not in the image\n');
     const args = { BASE_IMAGE: 'localhost/base', NODE_MODULES: 'host' };
@@ -48,7 +48,7 @@ describe('the reference image fingerprint', () => {
       expect(seen.has(fingerprint), what).toBe(false);
       seen.add(fingerprint);
     };
-    write('dist/fixtures/reference-server/http/nested.js', 'nested, edited\n');
+    write('dist/service/reference-server/http/nested.js', 'nested, edited\n');
     changed('a nested source edited', imageFingerprint(root, args, 'sha256:base1'));
     write('dist/src/kit/added.js', 'new\n');
     changed('a source added', imageFingerprint(root, args, 'sha256:base1'));

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Array<{ name: string; prefixes: string[] }> = [
   { name: 'kit', prefixes: ['src/kit/'] },
-  { name: 'service', prefixes: ['fixtures/reference-server/', 'fixtures/smtp-sink/'] },
+  { name: 'service', prefixes: ['service/'] },
   { name: 'service variants', prefixes: ['fixtures/mutants/', 'fixtures/variants/', 'fixtures/third-party/', 'fixtures/capacity/'] },
   { name: 'harness', prefixes: ['src/'] },
   { name: 'load', prefixes: ['load/'] },
@@ -22,7 +22,7 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
 ];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const FOLDERS = ['src', 'load', 'fixtures', 'scripts', 'suites', 'test'];
+const FOLDERS = ['src', 'load', 'service', 'fixtures', 'scripts', 'suites', 'test'];
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer, type ReferenceServer } from '../../service/reference-server/app.js';
 import { runCli } from './run-cli.js';
 
 /**

@@ -15,7 +15,7 @@ import { startListening, type ListeningServer } from '../helpers/listening-serve
 function reference(): Promise<ListeningServer> {
   return startListening({
     name: 'the reference server',
-    command: (port) => ({ command: process.execPath, args: [program('fixtures/reference-server/main.ts'), '--port', String(port)], env: {} }),
+    command: (port) => ({ command: process.execPath, args: [program('service/reference-server/main.ts'), '--port', String(port)], env: {} }),
     ready: /^http:\/\/127\.0\.0\.1:\d+$/m,
     tail: 4_000,
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOOLS } from '../../fixtures/reference-server/tools/registry.js';
+import { TOOLS } from '../../service/reference-server/tools/registry.js';
 import { invalidValues, schemaValidator, validValues, type JsonSchema } from '../../src/properties/schema-arbitrary.js';
 import { noValidArguments, searchValue } from '../../src/properties/value-search.js';
 

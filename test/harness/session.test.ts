@@ -9,7 +9,7 @@ import { ROOT } from '../../src/engine/run.js';
 import type { TargetInfo } from '../../src/targets/target-info.js';
 import { openRunSession } from '../../src/targets/session-lifecycle.js';
 import { WireClient } from '../../src/wire/client.js';
-import { startReferenceServer, type Middleware, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer, type Middleware, type ReferenceServer } from '../../service/reference-server/app.js';
 import { bootstrap } from '../helpers/reference.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { totalsLine } from '../../src/reports/console-text.js';

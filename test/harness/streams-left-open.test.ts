@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutant } from '../../fixtures/mutants/index.js';
-import type { ReferenceServer } from '../../fixtures/reference-server/app.js';
+import type { ReferenceServer } from '../../service/reference-server/app.js';
 import { startServer } from '../../fixtures/variants/variant.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import type { Results } from '../../src/engine/results.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer, type ReferenceServer } from '../../service/reference-server/app.js';
 import { DEFAULT_BOOTSTRAP_BUDGET } from '../../src/engine/run.js';
 import { runCli } from './run-cli.js';
 

@@ -1,5 +1,5 @@
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
-import type { ConfigOverrides } from '../../fixtures/reference-server/config.js';
+import { startReferenceServer, type ReferenceServer } from '../../service/reference-server/app.js';
+import type { ConfigOverrides } from '../../service/reference-server/config.js';
 
 export type { ReferenceServer };
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Middleware } from '../../fixtures/reference-server/app.js';
+import type { Middleware } from '../../service/reference-server/app.js';
 import { startServer } from '../../fixtures/variants/variant.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { UNTHROTTLED } from '../../load/target.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../fixtures/reference-server/rate-limiter.js';
+import { RateLimiter } from '../../service/reference-server/rate-limiter.js';
 import { expectGate, limiterShape, median, sustainedFromSteps, type StepSummary, type TimedStatus } from '../../load/probe/analysis.js';
 import { burstFromVolley } from '../../load/probe/burst.js';
 import { judge } from '../../load/probe/judge.js';

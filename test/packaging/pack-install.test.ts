@@ -56,9 +56,9 @@ describe('the packed project, installed without dev dependencies', () => {
     ['load', 'dist/src/cli/load.js'],
     ['load:k6', 'dist/src/cli/load-k6.js'],
     ['probe:rate-limit', 'dist/src/cli/probe-rate-limit.js'],
-    ['reference', 'dist/fixtures/reference-server/main.js'],
-    ['admin', 'dist/fixtures/reference-server/admin.js'],
-    ['stdio-proxy', 'dist/fixtures/reference-server/stdio-proxy/main.js'],
+    ['reference', 'dist/service/reference-server/main.js'],
+    ['admin', 'dist/service/reference-server/admin.js'],
+    ['stdio-proxy', 'dist/service/reference-server/stdio-proxy/main.js'],
   ])('%s --help prints its usage and exits 0', (_name, program) => {
     const run = node([program, '--help']);
     expect(run.status, run.stderr).toBe(0);

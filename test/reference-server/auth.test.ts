@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticate, generateKey, hashKey, keyPattern, mintKey } from '../../fixtures/reference-server/keys.js';
-import { Store } from '../../fixtures/reference-server/store.js';
+import { authenticate, generateKey, hashKey, keyPattern, mintKey } from '../../service/reference-server/keys.js';
+import { Store } from '../../service/reference-server/store.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, post } from '../helpers/mcp-http.js';
 

@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReferenceServer } from '../../fixtures/reference-server/app.js';
+import { startReferenceServer } from '../../service/reference-server/app.js';
 import { program } from '../../src/kit/package-root.js';
 
-/** Runs a command of fixtures/ to its end (without blocking this process: the cases below run side by side). */
+/** Runs a command of service/ to its end (without blocking this process: the cases below run side by side). */
 const command = (script: string, args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-  execFile(process.execPath, [program(`fixtures/${script}`), ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+  execFile(process.execPath, [program(`service/${script}`), ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
     resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
 });
 const tsx = (script: string, args: string[]) => command(`reference-server/${script}`, args);
@@ -64,7 +64,7 @@ describe.concurrent('admin command', { timeout: 90_000 }, () => {
 
 describe.concurrent('reference server command', { timeout: 90_000 }, () => {
   it('prints its base URL and serves', async () => {
-    const child = spawn(process.execPath, [program('fixtures/reference-server/main.ts'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [program('service/reference-server/main.ts'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));
@@ -79,7 +79,7 @@ describe.concurrent('reference server command', { timeout: 90_000 }, () => {
 
   it('takes the public base URL from --public-base-url or PUBLIC_BASE_URL, and binds 0.0.0.0 reachably', async () => {
     for (const [args, env] of [[['--public-base-url', 'https://canvas.example.com'], {}], [[], { PUBLIC_BASE_URL: 'https://canvas.example.com' }]] as const) {
-      const child = spawn(process.execPath, [program('fixtures/reference-server/main.ts'), '--host', '0.0.0.0', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      const child = spawn(process.execPath, [program('service/reference-server/main.ts'), '--host', '0.0.0.0', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
       try {
         const url = await new Promise<string>((resolve, reject) => {
           child.stdout.on('data', (d: Buffer) => resolve(d.toString().trim()));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../fixtures/reference-server/config.js';
+import { resolveConfig } from '../../service/reference-server/config.js';
 
 describe('configuration', () => {
   it('merges overrides over the defaults', () => {

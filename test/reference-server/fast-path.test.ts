@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/app.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../../fixtures/reference-server/server-info.js';
+import { startReferenceServer, type ReferenceServer } from '../../service/reference-server/app.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../../service/reference-server/server-info.js';
 import { bootstrap } from '../helpers/reference.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../fixtures/reference-server/rate-limiter.js';
+import { RateLimiter } from '../../service/reference-server/rate-limiter.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { post } from '../helpers/mcp-http.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATS_PATH, startBalancer, type Balancer } from '../../fixtures/reference-server/balancer.js';
+import { STATS_PATH, startBalancer, type Balancer } from '../../service/reference-server/balancer.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, finalMessage, post } from '../helpers/mcp-http.js';
 import { program } from '../../src/kit/package-root.js';
@@ -13,7 +13,7 @@ import { program } from '../../src/kit/package-root.js';
 // balancer must behave as one service, whichever replica serves a request.
 
 const STEP_DELAY_MS = 50;
-const BALANCER = join(import.meta.dirname, '../../fixtures/reference-server/balancer.ts');
+const BALANCER = join(import.meta.dirname, '../../service/reference-server/balancer.ts');
 
 let dir: string;
 let a: ReferenceServer;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, finalMessage, post } from '../helpers/mcp-http.js';
 
-/** Saved schedules (fixtures/reference-server/tools/schedules.ts): off by default, scoped to the caller's workspace when on. */
+/** Saved schedules (service/reference-server/tools/schedules.ts): off by default, scoped to the caller's workspace when on. */
 let plain: ReferenceServer;
 let withSchedules: ReferenceServer;
 let a: string;

@@ -9,7 +9,7 @@ let MESSAGES: string;
 
 // Ports 0: the sink binds free ports and names them (a random fixed port collided with another test's server).
 beforeAll(async () => {
-  child = spawn(process.execPath, [program('fixtures/smtp-sink/main.ts'), '--smtp-port', '0', '--http-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [program('service/smtp-sink/main.ts'), '--smtp-port', '0', '--http-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {

@@ -2,10 +2,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../fixtures/reference-server/keys.js';
-import { fieldValue, mcpHeaders } from '../../fixtures/reference-server/stdio-proxy/headers.js';
-import { describe as describeLine } from '../../fixtures/reference-server/stdio-proxy/jsonrpc.js';
-import { LineSplitter, type Line } from '../../fixtures/reference-server/stdio-proxy/lines.js';
+import { hashKey } from '../../service/reference-server/keys.js';
+import { fieldValue, mcpHeaders } from '../../service/reference-server/stdio-proxy/headers.js';
+import { describe as describeLine } from '../../service/reference-server/stdio-proxy/jsonrpc.js';
+import { LineSplitter, type Line } from '../../service/reference-server/stdio-proxy/lines.js';
 import { bootstrap, startReference, type ReferenceServer } from '../helpers/reference.js';
 import { call, post } from '../helpers/mcp-http.js';
 import { program } from '../../src/kit/package-root.js';
@@ -16,7 +16,7 @@ import { program } from '../../src/kit/package-root.js';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = 'fixtures/reference-server/stdio-proxy/main.ts';
+const ENTRY = 'service/reference-server/stdio-proxy/main.ts';
 // A bound on a hang, generous for a slow or busy machine: every wait ends as soon as its condition holds.
 const WAIT_MS = 20_000;
 

@@ -129,7 +129,7 @@ describe('blocks', () => {
   it('past the plan cap, blocks.create is a clear tool error and writes nothing', async () => {
     const ws = server.store.createWorkspace({ name: 'small', plan: 'small' });
     server.store.createCanvas(ws.id, 'c', null);
-    const { mintKey } = await import('../../fixtures/reference-server/keys.js');
+    const { mintKey } = await import('../../service/reference-server/keys.js');
     const { key: small } = mintKey(server.store, 'cnv', { workspaceId: ws.id, label: 't', temporary: false });
     for (let i = 0; i < 3; i++) expect((await invoke('blocks.create', { title: `b${i}`, kind: 'text' }, small)).result.isError).toBeUndefined();
     const over = await invoke('blocks.create', { title: 'one too many', kind: 'text' }, small);
@@ -141,7 +141,7 @@ describe('blocks', () => {
   it('concurrent creates never exceed the cap', async () => {
     const ws = server.store.createWorkspace({ name: 'race', plan: 'small' });
     server.store.createCanvas(ws.id, 'c', null);
-    const { mintKey } = await import('../../fixtures/reference-server/keys.js');
+    const { mintKey } = await import('../../service/reference-server/keys.js');
     const { key: k } = mintKey(server.store, 'cnv', { workspaceId: ws.id, label: 't', temporary: false });
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => invoke('blocks.create', { title: `r${i}`, kind: 'text' }, k)));
     expect(results.filter((m) => !m.result.isError)).toHaveLength(3);
