@@ -160,5 +160,18 @@ export async function main(options: MainOptions, body: () => Promise<number | vo
   } catch (err) {
     fail(err);
   }
-  if (code !== undefined && signalCode === undefined) process.exit(code);
+  if (code === undefined || signalCode !== undefined) return;
+  await flushed();
+  if (signalCode === undefined) process.exit(code);
+}
+
+/**
+ * Resolves once what was written to stdout and stderr has been handed on: process.exit() drops what a pipe
+ * has not yet taken (`conformance --list --json | jq` got the first 64 KiB of the list).
+ */
+function flushed(): Promise<unknown> {
+  return Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => {
+    if (stream.writableLength === 0) resolve();
+    else stream.write('', () => resolve());
+  })));
 }

@@ -71,6 +71,11 @@ describe.concurrent('one executable: mcp-canvas-harness <command>', { timeout: 6
     const generic = JSON.parse((await bin('conformance', '--list', '--json', '--profile', 'generic')).stdout) as { generic?: boolean }[];
     expect(generic.length).toBeGreaterThan(0);
     expect(generic.every((r) => r.generic === true)).toBe(true);
+    // The whole list, well over a pipe's 64 KiB, arrives whole through a shell's pipe (a pipe(2), not the
+    // socket pair a spawned child gets): the command waits for stdout before it exits.
+    const whole = await run('sh', ['-c', `"${process.execPath}" "${program('src/cli/bin.ts')}" conformance --list --json | cat`]);
+    expect(whole.stdout.length).toBeGreaterThan(65_536);
+    expect((JSON.parse(whole.stdout) as unknown[]).length).toBeGreaterThan(150);
   });
 
   it('--list with an empty selection, and --json without --list, exit 2', async () => {
