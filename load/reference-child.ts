@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { startReferenceServer } from '../service/reference-server/app.js';
 import type { ConfigOverrides } from '../service/reference-server/config.js';
-import { mutant as findMutant } from '../fixtures/mutants/index.js';
+import { mutant as findMutant } from '../service/mutants/index.js';
 import { startAdminChannel } from '../src/targets/admin-channel.js';
 import { runChild } from '../src/kit/child-runtime.js';
 

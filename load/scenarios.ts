@@ -4,7 +4,7 @@
  *
  * The service is stateless ("A fresh server instance is built for every POST"), so every request is a
  * self-contained POST with the Bearer key: no initialize, no session id. The arguments are written here,
- * since a module without I/O cannot read the reference profile (fixtures/profiles/reference.json): they are
+ * since a module without I/O cannot read the reference profile (profiles/reference.json): they are
  * copies of its recipes, which test/load/load-scenarios.test.ts holds to the profile. `schedule.preview`
  * takes its streaming recipe's; `blocks.list` its listBlocks recipe's plus `published: true` (the one
  * argument the description shows); `workspace.get` none (the profile has no recipe for it).

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MUTANTS } from '../fixtures/mutants/index.js';
+import { MUTANTS } from '../service/mutants/index.js';
 import { parseCommandLine } from '../src/kit/command-line.js';
 import { exitStatus, main, readCommandLine } from '../src/kit/main.js';
 import { numberOption } from '../src/kit/options.js';
@@ -8,7 +8,7 @@ import { ConformanceRuns } from './conformance-runs.js';
 
 const USAGE = `Usage: npm run mutation-score -- [--report-dir <dir>] [--jobs <n>]
 
-Runs the conformance suite against every deliberately broken variant of the service (fixtures/mutants),
+Runs the conformance suite against every deliberately broken variant of the service (service/mutants),
 each restricted to the requirements it violates, and reports how many the harness catches.
 Writes mutation.json and mutation.md to the report directory (default reports/latest) and appends
 the score to summary.md when one is there.

@@ -183,7 +183,7 @@ export function parseConformanceArgs(args: string[] | undefined, onSecrets: (sec
   if (values.baseline) {
     try {
       const parsed = JSON.parse(readFileSync(callerPath(values.baseline), 'utf8')) as unknown;
-      // Ids, or { "id", "reason" } entries that say why each failure is expected (fixtures/baselines/).
+      // Ids, or { "id", "reason" } entries that say why each failure is expected (docs/examples/).
       const ids = Array.isArray(parsed) ? parsed.map((x: unknown) => (typeof x === 'object' && x !== null ? (x as { id?: unknown }).id : x)) : undefined;
       if (!ids || !ids.every((x): x is string => typeof x === 'string')) throw new Error('expected a JSON array of requirement ids, or of { "id", "reason" } entries');
       baseline = ids;

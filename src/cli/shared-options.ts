@@ -3,7 +3,7 @@
  * checked once here: the target kind and its base URL, keys from an option or the environment, mutant
  * names, seed, timeout. Each reader throws a UsageError (exit 2 through main()).
  */
-import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
+import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../service/mutants/index.js';
 import { enumOption, numberOption, secretOption, urlOption, UsageError } from '../kit/options.js';
 
 export type TargetKind = 'embedded' | 'url' | 'container' | 'stdio';
@@ -47,7 +47,7 @@ export function keySource(values: Partial<Record<keyof typeof KEY_ENV, string>>,
 }
 
 /**
- * Which mutants a command runs: conformance every one (fixtures/mutants `mutant()`), the load commands
+ * Which mutants a command runs: conformance every one (service/mutants `mutant()`), the load commands
  * the reference's conformance and load faults.
  */
 export type MutantFamily = 'conformance' | 'load';

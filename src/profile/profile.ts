@@ -89,7 +89,7 @@ export function publicOrigin(value: string, where: string): string {
 }
 
 export function loadProfile(nameOrPath: string, root: string): Profile {
-  const path = /[/\\]|\.json$/.test(nameOrPath) ? resolve(nameOrPath) : resolve(root, 'fixtures/profiles', `${nameOrPath}.json`);
+  const path = /[/\\]|\.json$/.test(nameOrPath) ? resolve(nameOrPath) : resolve(root, 'profiles', `${nameOrPath}.json`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -16,7 +16,7 @@ const port = parentPort!;
 const running = new Map<number, () => Promise<void>>();
 
 async function start(id: number, mutant: string | undefined): Promise<FromServerThread> {
-  const m = mutant ? (await import('../../fixtures/mutants/index.js')).mutant(mutant) : undefined;
+  const m = mutant ? (await import('../../service/mutants/index.js')).mutant(mutant) : undefined;
   // The human's mailbox: the harness's own SMTP sink, beside the server (the harness reads it over HTTP).
   const sink = await startMailSink();
   try {

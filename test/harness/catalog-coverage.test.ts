@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HTTPS_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
-import { STDIO_CLIENT_FAULTS, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
+import { HTTPS_MUTANTS, MUTANTS } from '../../service/mutants/index.js';
+import { STDIO_CLIENT_FAULTS, STDIO_FAULTS } from '../../service/mutants/stdio.js';
 import { THIRD_PARTY_FAULTS } from '../../fixtures/third-party/faults.js';
 import { CATALOG } from '../../src/catalog/index.js';
 

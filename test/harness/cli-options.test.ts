@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { keyOption, mutantOption, seedOption, targetOption, timeoutOption } from '../../src/cli/shared-options.js';
 import { parseCommandLine } from '../../src/kit/command-line.js';
 import { enumOption, headerOption, listOption, numberOption, portOption, secretOption, urlOption, UsageError } from '../../src/kit/options.js';
-import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../fixtures/mutants/index.js';
+import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../service/mutants/index.js';
 
 /** The UsageError `read` throws (failing the test when it throws nothing or something else). */
 function usageError(read: () => unknown): string {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BROKEN_SERVICES } from '../../fixtures/mutants/fail-closed.js';
+import { BROKEN_SERVICES } from '../../service/mutants/fail-closed.js';
 import type { Middleware } from '../../service/reference-server/app.js';
 import { startServer, VARIANT_CONFIG } from '../../fixtures/variants/variant.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STDIO_BROKEN_PROXY, STDIO_CLIENT_FAULTS } from '../../fixtures/mutants/stdio.js';
+import { STDIO_BROKEN_PROXY, STDIO_CLIENT_FAULTS } from '../../service/mutants/stdio.js';
 import { runConformanceChild } from '../../scripts/conformance-runs.js';
 import { CLIENT_IDS, CLIENTS } from '../../src/interop/clients.js';
 import { program } from '../../src/kit/package-root.js';
@@ -53,7 +53,7 @@ describe.concurrent('interop matrix', () => {
     expect(strict.code, strict.stderr).toBe(1);
   }, 200_000);
 
-  // Broken stdio proxies (fixtures/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on
+  // Broken stdio proxies (service/mutants/stdio-broken/proxy.ts) that only some SDKs' stdio clients trip on
   // (STDIO_CLIENT_FAULTS): each fault fails exactly the stdio rows it declares, and the others read through it.
   it.each(STDIO_CLIENT_FAULTS.map((f) => [f.fault, f.violates] as const))('a stdio proxy with the fault "%s" fails %j only', async (fault, violates) => {
     const run = await runConformanceChild(['--target', 'stdio', '--only', 'interop-', '--seed', '3', '--stdio-command', `node ${program(STDIO_BROKEN_PROXY)} --fault ${fault}`], 180_000);

@@ -11,13 +11,17 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: Array<{ name: string; prefixes: string[] }> = [
   { name: 'kit', prefixes: ['src/kit/'] },
   { name: 'service', prefixes: ['service/'] },
-  { name: 'service variants', prefixes: ['fixtures/mutants/', 'fixtures/variants/', 'fixtures/third-party/', 'fixtures/capacity/'] },
+  // The deliberately broken services, a part of the product (--mutant): above the service they break.
+  { name: 'service mutants', prefixes: ['service/mutants/'] },
   { name: 'harness', prefixes: ['src/'] },
   { name: 'load', prefixes: ['load/'] },
   { name: 'report folder', prefixes: ['src/reports/folder/'] },
   // The checks are data the command runs (suites/index.ts): above what they use, below the command that loads them.
   { name: 'checks', prefixes: ['suites/'] },
   { name: 'cli', prefixes: ['src/cli/'] },
+  // What only tests and benchmarks run (faithful variants, third-party servers, endpoints of known capacity):
+  // no part of the product may import it.
+  { name: 'test fixtures', prefixes: ['fixtures/'] },
   { name: 'entry points', prefixes: ['scripts/', 'test/'] },
 ];
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { MUTANTS } from '../../fixtures/mutants/index.js';
+import { MUTANTS } from '../../service/mutants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mutant } from '../../fixtures/mutants/index.js';
+import { mutant } from '../../service/mutants/index.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type Middleware, type ReferenceServer } from '../../service/reference-server/app.js';
-import { isMcp, readRequestBody, tryParse, withBody } from '../../fixtures/mutants/intercept.js';
+import { isMcp, readRequestBody, tryParse, withBody } from '../../service/mutants/intercept.js';
 import { detectRevisions } from '../../src/targets/detect-revisions.js';
 import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 import type { TargetInfo } from '../../src/targets/target-info.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_MUTANTS, mutant } from '../../fixtures/mutants/index.js';
+import { HOSTILE_MUTANTS, mutant } from '../../service/mutants/index.js';
 import { startReferenceServer, type Middleware, type ReferenceServer } from '../../service/reference-server/app.js';
 import { REDACTED, scrubDeep, scrubText, Secrets } from '../../src/kit/scrub.js';
 import { runConformanceChild } from '../../scripts/conformance-runs.js';
@@ -12,7 +12,7 @@ import { conformanceSecrets } from '../../src/reports/index.js';
 import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 import { bootstrap } from '../helpers/reference.js';
 import { program } from '../../src/kit/package-root.js';
-import { rewriteResponse, tryParse } from '../../fixtures/mutants/intercept.js';
+import { rewriteResponse, tryParse } from '../../service/mutants/intercept.js';
 import { keyLeaks } from '../helpers/key-leaks.js';
 
 /*

@@ -12,10 +12,10 @@ const GENERIC_ROWS = genericRows(CHECKS);
 /**
  * `@modelcontextprotocol/server-everything` (pinned in package.json) is the most common kind of MCP server: stateful
  * Streamable HTTP, the official SDK underneath. Under the generic profile every row it fails or warns on must be a
- * genuine deviation of that server, listed with the reason in fixtures/baselines/server-everything.json; anything
+ * genuine deviation of that server, listed with the reason in docs/examples/server-everything-baseline.json; anything
  * else is a harness bug to fix, not to baseline.
  */
-const BASELINE_FILE = 'fixtures/baselines/server-everything.json';
+const BASELINE_FILE = 'docs/examples/server-everything-baseline.json';
 
 interface BaselineEntry { id: string; status: 'fail' | 'warn'; reason: string }
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { sessionMutants } from '../../fixtures/mutants/session.js';
-import { isMcp } from '../../fixtures/mutants/intercept.js';
+import { sessionMutants } from '../../service/mutants/session.js';
+import { isMcp } from '../../service/mutants/intercept.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import { loadProfile } from '../../src/profile/profile.js';
@@ -138,7 +138,7 @@ describe.concurrent('the session rows', () => {
     expect(strict.code, strict.results?.verdict).toBe(0);
   }, 240_000);
 
-  // Each fault breaks one rule of a stateful server (fixtures/mutants/session.ts): that row must fail (MUST) or warn (SHOULD).
+  // Each fault breaks one rule of a stateful server (service/mutants/session.ts): that row must fail (MUST) or warn (SHOULD).
   it.each(sessionMutants.filter((m) => m !== stateful).map((m) => [m.name, m] as const))('catch %s', async (_name, m) => {
     const run = await runCli(['--mutant', m.name, '--only', m.violates.join(','), '--seed', '1']);
     expect(run.results, run.stderr).toBeDefined();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutant } from '../../fixtures/mutants/index.js';
+import { mutant } from '../../service/mutants/index.js';
 import type { ReferenceServer } from '../../service/reference-server/app.js';
 import { startServer } from '../../fixtures/variants/variant.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';

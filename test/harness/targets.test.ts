@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../fixtures/mutants/stdio.js';
+import { STDIO_BROKEN_PROXY, STDIO_FAULTS } from '../../service/mutants/stdio.js';
 import { variant } from '../../fixtures/variants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { ConformanceRuns, runConformanceChild } from '../../scripts/conformance-runs.js';

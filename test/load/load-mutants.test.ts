@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadErrorMutants } from '../../fixtures/mutants/load-errors.js';
+import { loadErrorMutants } from '../../service/mutants/load-errors.js';
 import { expectValidLoad } from './load-schema.js';
 import { readReport, reportText, runLoad } from './load-run.js';
 

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rateLimitMutants } from '../../fixtures/mutants/rate-limit.js';
+import { rateLimitMutants } from '../../service/mutants/rate-limit.js';
 import { VERDICTS } from '../../load/probe/analysis.js';
 import type { ProbeResult } from '../../load/probe/probe.js';
 import { program } from '../../src/kit/package-root.js';
 
 // Every verdict of the probe must be able to fail: each broken variant of the reference's rate limiting
-// (fixtures/mutants/rate-limit.ts) makes the probe exit 1 with the verdict it violates failing (and, where the
+// (service/mutants/rate-limit.ts) makes the probe exit 1 with the verdict it violates failing (and, where the
 // other verdicts are stable at these short runs, no other).
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,10 +6,10 @@ import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 
 /** What `npm pack` would ship, without packing (issue 36: a file the README points to was not in the package). */
 describe('the package\'s files', () => {
-  it('hold fixtures/baselines/server-everything.json, which the README points a user to', () => {
+  it('hold docs/examples/server-everything-baseline.json, which the README points a user to', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('fixtures/baselines/server-everything.json');
-    expect(files).toContain('fixtures/baselines/server-everything.json');
+    expect(readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('docs/examples/server-everything-baseline.json');
+    expect(files).toContain('docs/examples/server-everything-baseline.json');
   }, 60_000);
 });

@@ -31,7 +31,7 @@ describe('the packed project, installed without dev dependencies', () => {
   const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 60_000, env: { ...process.env, MCP_API_KEY: '' } });
 
   it('holds the compiled programs and the data they read, and no dev dependency', () => {
-    for (const path of ['dist/src/cli/conformance.js', 'dist/suites/auth.suite.js', 'fixtures/profiles/service.json', 'reports/results.schema.json', 'load/k6/stateless-post.ts', 'load/scenarios.ts', 'load/reply-check.ts', 'Dockerfile', 'Dockerfile.harness']) {
+    for (const path of ['dist/src/cli/conformance.js', 'dist/suites/auth.suite.js', 'profiles/service.json', 'reports/results.schema.json', 'load/k6/stateless-post.ts', 'load/scenarios.ts', 'load/reply-check.ts', 'Dockerfile', 'Dockerfile.harness']) {
       expect(existsSync(join(app, path)), path).toBe(true);
     }
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
