@@ -16,7 +16,7 @@ export default defineConfig({
     pool: 'forks',
     // A test file's process serves the next file (its imports stay loaded; the file itself runs afresh): a new
     // process per file would load vitest and the harness again. The files leave nothing another depends on: no
-    // mocks, no fake timers, no globals (a run's state lives in its own scope, src/kit/run-scope.ts);
+    // mocks, no fake timers, no globals (a run's state is its own, src/engine/run-state.ts);
     // testcontainers, whose settings are read once per process, is loaded in one place (src/targets/testcontainers.ts).
     isolate: false,
     // Most files wait on servers, containers and child processes: four at a time keep two cores busy.

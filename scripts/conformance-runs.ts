@@ -34,8 +34,8 @@ export function readResults(reportDir: string): Results | undefined {
 }
 
 /**
- * Runs a conformance command line in this process (each run has its own scope, src/kit/run-scope.ts, so runs
- * side by side share nothing); "stderr" holds the one scrubbed error line of an exit 2.
+ * Runs a conformance command line in this process (each run has its own state, src/engine/run-state.ts, so
+ * runs side by side share nothing); "stderr" holds the one scrubbed error line of an exit 2.
  */
 export async function runCommandLine(args: string[], reportDir = freshReportDir()): Promise<ChildRun> {
   const started = performance.now();

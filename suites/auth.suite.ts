@@ -6,7 +6,6 @@ import { describeSighting } from '../src/judging/key-echoes.js';
 import type { CallRecipe } from '../src/profile/profile.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { redactInPlace } from '../src/wire/redact.js';
-import { requestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('auth');
 
@@ -17,7 +16,7 @@ const { check, describe, seal } = defineSuite('auth');
  */
 
 /** tools/list with an id of the run's own (src/wire/request-ids.ts). */
-const list = () => ({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' });
+const list = (c: CheckContext) => ({ jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' });
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 interface Key { key: string; prefix: string; secret: string }
@@ -62,7 +61,7 @@ function scrub(c: CheckContext): void {
 async function send(c: CheckContext, authorization: string | null, refusal = true): Promise<WireResponse> {
   if (authorization) protect(c, authorization);
   try {
-    return await c.mcp.post(list(), { key: null, headers: authorization === null ? {} : { authorization }, refusal });
+    return await c.mcp.post(list(c), { key: null, headers: authorization === null ? {} : { authorization }, refusal });
   } finally {
     scrub(c);
   }
@@ -137,11 +136,11 @@ describe.concurrent('auth', () => {
   check('auth-missing-key-401', 'requests without an Authorization header get 401, whatever the message', async (c) => {
     const { key } = keyOf(c);
     const bodies: [string, unknown][] = [
-      ['tools/list', list()],
-      ['ping', { jsonrpc: '2.0', id: requestId(), method: 'ping' }],
-      ['initialize', { jsonrpc: '2.0', id: requestId(), method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-conformance', version: '0' } } }],
+      ['tools/list', list(c)],
+      ['ping', { jsonrpc: '2.0', id: c.run.ids.next(), method: 'ping' }],
+      ['initialize', { jsonrpc: '2.0', id: c.run.ids.next(), method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'mcp-conformance', version: '0' } } }],
       ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
-      ['tools/call blocks.list', { jsonrpc: '2.0', id: requestId(), method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
+      ['tools/call blocks.list', { jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/call', params: { name: 'blocks.list', arguments: {} } }],
     ];
     const results = await Promise.all(bodies.map(async ([label, body]) => ({ v: { label, authorization: null }, res: await c.mcp.post(body, { key: null, refusal: true }) })));
     try {
@@ -149,11 +148,11 @@ describe.concurrent('auth', () => {
         ...['access_token', 'api_key'].map(async (name) => {
           const url = new URL(c.target.mcpUrl);
           url.searchParams.set(name, key);
-          const body = list();
+          const body = list(c);
           const res = await c.http.request(url.href, { method: 'POST', headers: c.mcp.headers({ key: null }, body), json: body, throttleIsAnswer: true });
           return { v: { label: `tools/list with the key as ?${name}= and no Authorization header`, authorization: null }, res };
         }),
-        (async () => ({ v: { label: 'tools/list with the key in the body (params.apiKey) and no Authorization header', authorization: null }, res: await c.mcp.post({ ...list(), params: { apiKey: key } }, { key: null, refusal: true }) }))(),
+        (async () => ({ v: { label: 'tools/list with the key in the body (params.apiKey) and no Authorization header', authorization: null }, res: await c.mcp.post({ ...list(c), params: { apiKey: key } }, { key: null, refusal: true }) }))(),
       ]);
       results.push(...elsewhere);
     } finally {

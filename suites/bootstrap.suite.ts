@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
 import type { ProbeCheck } from '../src/budget/bootstrap-plan.js';
-import { bootstrapPermit, budgetSpentReason } from '../src/budget/run-ledger.js';
+import { budgetSpentReason } from '../src/budget/run-ledger.js';
 import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
 import { SpellingMatcher } from '../src/kit/key-spellings.js';
 import { verifyHttpsUrls } from '../src/judging/handed-out-urls.js';
@@ -10,7 +10,6 @@ import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireRequest, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { redactInPlace } from '../src/wire/redact.js';
-import { runOnce } from '../src/kit/run-scope.js';
 
 const { check, describe, seal } = defineSuite('bootstrap');
 
@@ -28,25 +27,27 @@ const MAIL_DEADLINE_MS = 6000;
 const MAIL_POLL_MS = 100;
 
 /** Keys learnt from bootstrap replies in this run: redacted from every record, like the target's. */
-const learnt = () => runOnce('bootstrap keys learnt', () => new Set<string>());
+const learnt = (c: CheckContext) => c.run.once('bootstrap keys learnt', () => new Set<string>());
 
 /** A recording client on `log` that also redacts learnt keys, and removes a key from records once it is learnt. */
 class Recorder {
   readonly http: WireClient;
   readonly target: TargetInfo;
+  private readonly learnt: Set<string>;
   constructor(readonly log: Exchange[], c: CheckContext) {
     this.target = c.target;
-    this.http = c.http.sibling(log, () => runSecrets(c.target, [...learnt()]));
+    this.learnt = learnt(c);
+    this.http = c.http.sibling(log, () => runSecrets(c.target, [...this.learnt]));
   }
 
   async request(url: string, req: WireRequest): Promise<WireResponse> {
     try {
       const res = await this.http.request(url, req);
       const key = res.json?.apiKey;
-      if (typeof key === 'string' && key.length >= 8) learnt().add(key);
+      if (typeof key === 'string' && key.length >= 8) this.learnt.add(key);
       return res;
     } finally {
-      for (const exchange of this.log) redactInPlace(exchange, [...learnt()]);
+      for (const exchange of this.log) redactInPlace(exchange, [...this.learnt]);
     }
   }
 
@@ -80,8 +81,8 @@ interface Bootstrapped {
 async function bootstrapOnce(c: CheckContext): Promise<Bootstrapped> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
   // The shared bootstrap, or why the run's budget left none for it.
-  const shared = runOnce('bootstrap reply', async (): Promise<Bootstrapped | string> => {
-    const permit = bootstrapPermit('bootstrap-reply', 1);
+  const shared = c.run.once('bootstrap reply', async (): Promise<Bootstrapped | string> => {
+    const permit = c.run.ledger.permit('bootstrap-reply', 1);
     if (permit.granted < 1) return budgetSpentReason('the bootstrap reply checks', permit.budget);
     const exchanges: Exchange[] = [];
     const rec = new Recorder(exchanges, c);
@@ -117,7 +118,7 @@ type Mail = { to?: string[]; subject?: string | null; text?: string | null; raw?
  * evidence, its body narrowed to this mail (the mailbox holds every mail the sink got).
  */
 function claimMail(c: CheckContext, humanEmail: string): Promise<{ mail?: Mail; evidence: Exchange[] }> {
-  return runOnce(`claim mail ${humanEmail}`, async () => {
+  return c.run.once(`claim mail ${humanEmail}`, async () => {
     const scratch: Exchange[] = [];
     const rec = new Recorder(scratch, c);
     const deadline = performance.now() + MAIL_DEADLINE_MS;
@@ -132,7 +133,7 @@ function claimMail(c: CheckContext, humanEmail: string): Promise<{ mail?: Mail; 
     const last = scratch.at(-1);
     if (last) {
       if (last.response) last.response.body = mail ? JSON.stringify(mail).slice(0, 4096) : `[${scratch.length} reads of the mailbox, none with a mail to ${humanEmail}]`;
-      redactInPlace(last, runSecrets(c.target, [...learnt()]));
+      redactInPlace(last, runSecrets(c.target, [...learnt(c)]));
     }
     return { ...(mail && { mail }), evidence: last ? [last] : [] };
   });
@@ -153,9 +154,9 @@ interface Probe { label: string; body: { json: unknown } | { raw: string } }
  */
 async function probe(c: CheckContext, id: ProbeCheck, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
-  const first = bootstrapPermit(`probe:${id}`, 1);
+  const first = c.run.ledger.permit(`probe:${id}`, 1);
   if (first.granted < 1) c.notTestable(budgetSpentReason(id, first.budget));
-  const more = bootstrapPermit(`probe-more:${id}`, probes.length - 1);
+  const more = c.run.ledger.permit(`probe-more:${id}`, probes.length - 1);
   const sent = probes.slice(0, 1 + more.granted);
   if (sent.length < probes.length) c.observe(`${sent.length} of ${probes.length} bodies sent: the rest are beyond the run's bootstrap budget (${first.budget}, --bootstrap-budget)`);
   const rec = recorder(c);
@@ -170,7 +171,7 @@ async function probe(c: CheckContext, id: ProbeCheck, probes: Probe[]): Promise<
  * and its no-5xx check thus judge one set of requests at their two levels.
  */
 async function sharedProbe(c: CheckContext, id: ProbeCheck, probes: () => Probe[]): Promise<{ label: string; res: WireResponse }[]> {
-  const probed = runOnce('bootstrap probes', () => new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>());
+  const probed = c.run.once('bootstrap probes', () => new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>());
   const known = probed.get(id);
   if (known) {
     const results = await known.results; // a first caller's not testable is this check's too

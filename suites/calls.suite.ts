@@ -14,8 +14,6 @@ import { isObject, listedItems, textOf } from '../src/mcp/tool-result.js';
 import { capBound, describeCapBound, describePlan } from '../src/profile/limits.js';
 import { jsonSnippet } from '../src/kit/text.js';
 import { BoundedCache } from '../src/kit/bounded-cache.js';
-import { runOnce } from '../src/kit/run-scope.js';
-import { requestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('calls');
 
@@ -45,7 +43,7 @@ async function toolsByName(c: CheckContext, mcp = c.mcp): Promise<Map<string, an
  */
 async function ownWorkspace(c: CheckContext, purpose: 'plan-cap' | 'published-filter'): Promise<McpSession | undefined> {
   const secrets: string[] = [];
-  const own = await bootstrapWorkspace(c.target, secrets, purpose);
+  const own = await bootstrapWorkspace(c.run, c.target, secrets, purpose);
   c.http.log.push(...own.exchanges);
   if (!own.key) {
     c.observe(`no workspace of its own: ${own.note}`);
@@ -192,7 +190,7 @@ interface CapFill {
 async function fillToCap(c: CheckContext): Promise<CapFill> {
   const create = c.target.profile.calls.createBlock;
   if (!create) return c.notTestable(c.target.profile.gaps?.createBlock ?? 'the profile has no createBlock recipe');
-  const cap = await runOnce('plan-cap fill', () => runFill(c, create));
+  const cap = await c.run.once('plan-cap fill', () => runFill(c, create));
   c.http.log.push(...cap.exchanges);
   for (const s of cap.secrets) c.addSecret(s);
   for (const n of cap.notes) c.observe(n);
@@ -355,7 +353,7 @@ describe('calls', () => {
       res = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': SEP_1303 } });
     } else {
       res = await c.mcp.post({
-        jsonrpc: '2.0', id: requestId(), method: 'tools/call',
+        jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/call',
         params: { name: list.tool, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
       }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': list.tool } });
     }

@@ -1,6 +1,5 @@
-import { defineSuite } from '../src/engine/check.js';
+import { defineSuite, type CheckContext } from '../src/engine/check.js';
 import { CLIENT_IDS, CLIENTS, type ClientId } from '../src/interop/clients.js';
-import { runLedger } from '../src/budget/run-ledger.js';
 import { judge, type Step } from '../src/interop/judge.js';
 import { MATRIX_WORK, type Matrix, type Mode } from '../src/interop/matrix.js';
 
@@ -13,7 +12,7 @@ const { check, describe, seal } = defineSuite('interop-matrix');
  */
 
 /** The matrix the run started beside its checks (src/engine/run.ts), read by every row. */
-const matrixOnce = () => runLedger().sharedWork<Matrix>(MATRIX_WORK);
+const matrixOnce = (c: CheckContext) => c.run.ledger.sharedWork<Matrix>(MATRIX_WORK);
 
 /** The first check may wait for the whole matrix: every client at once, four runtimes on two cores. */
 const TIMEOUT = 180_000;
@@ -22,7 +21,7 @@ function matrixCheck(client: ClientId, step: Step, name: string): void {
   const mode: Mode = step === 'stdio' ? 'stdio' : 'http';
   check(`interop-${client}-${step}`, name, async (c) => {
     if (c.target.interopClients && !c.target.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
-    const matrix = await matrixOnce();
+    const matrix = await matrixOnce(c);
     const cell = matrix.cells.find((x) => x.client === client && x.mode === mode)!;
     c.http.log.push(...(step === 'connect' || step === 'streaming' ? matrix.setupWire : []), ...cell.wire);
     for (const note of matrix.notes) c.observe(note);

@@ -2,7 +2,6 @@ import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import { finalMessage } from '../src/mcp/mcp-session.js';
 import { isObject } from '../src/mcp/tool-result.js';
 import { passedDeadline, type WireResponse } from '../src/wire/client.js';
-import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import { withOwnSessions, type OwnSessions } from '../src/targets/own-sessions.js';
 import type { Revision } from '../src/catalog/types.js';
 import { rawMember } from '../src/properties/jsonrpc-replies.js';
@@ -47,10 +46,10 @@ function headersWithoutVersion(c: CheckContext): Record<string, string> {
 /** A spread of replies: success, method not found, unknown tool, invalid params, parse error, invalid request. */
 async function sampleReplies(c: CheckContext): Promise<{ label: string; res: WireResponse }[]> {
   const probes: [string, () => Promise<WireResponse>][] = [
-    ['tools/list', () => c.mcp.request('tools/list', undefined, { id: namedRequestId('sample') })],
-    [NO_SUCH_METHOD, () => c.mcp.request(NO_SUCH_METHOD, {}, { id: namedRequestId('sample') })],
-    ['tools/call of an unknown tool', () => c.mcp.call('conformance.no-such-tool', {}, { id: namedRequestId('sample') })],
-    ['tools/call without a name', () => c.mcp.request('tools/call', {}, { id: namedRequestId('sample') })],
+    ['tools/list', () => c.mcp.request('tools/list', undefined, { id: c.run.ids.named('sample') })],
+    [NO_SUCH_METHOD, () => c.mcp.request(NO_SUCH_METHOD, {}, { id: c.run.ids.named('sample') })],
+    ['tools/call of an unknown tool', () => c.mcp.call('conformance.no-such-tool', {}, { id: c.run.ids.named('sample') })],
+    ['tools/call without a name', () => c.mcp.request('tools/call', {}, { id: c.run.ids.named('sample') })],
     ['invalid JSON', () => raw(c, '{"jsonrpc": "2.0", "id": 5, "method": ')],
     ['{"foo":1}', () => raw(c, '{"foo":1}')],
   ];
@@ -73,7 +72,7 @@ describe('jsonrpc', () => {
       ['a response to no request the server sent', { result: {} }],
     ];
     const sent = await Promise.all(shapes.map(async ([label, extra]) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: namedRequestId('params-shape'), ...extra });
+      const body = JSON.stringify({ jsonrpc: '2.0', id: c.run.ids.named('params-shape'), ...extra });
       try {
         return { label, body, res: await raw(c, body) };
       } catch (err) {
@@ -103,7 +102,7 @@ describe('jsonrpc', () => {
 
   // "-32600 Invalid Request: The JSON sent is not a valid Request object." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null".
   check('jsonrpc-invalid-request', 'valid JSON that is not a valid request gets -32600', async (c) => {
-    const [wrongVersion, fractional] = [requestId(), requestId() + 0.5];
+    const [wrongVersion, fractional] = [c.run.ids.next(), c.run.ids.next() + 0.5];
     const bodies: [string, (string | number | null)[]][] = [
       ['{"foo":1}', [null]],
       [`{"jsonrpc":"1.0","id":${wrongVersion},"method":"tools/list"}`, [null, wrongVersion]],
@@ -126,7 +125,7 @@ describe('jsonrpc', () => {
 
   // "-32601 Method not found: The method does not exist / is not available."
   check('jsonrpc-method-not-found', 'an unknown method gets -32601 with the request id', async (c) => {
-    const id = namedRequestId('nf');
+    const id = c.run.ids.named('nf');
     const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id });
     const msg = finalMessage(res);
     c.verify(res.status < 500, 'an unknown method is not a server error', '< 500', c.brief(res));
@@ -141,7 +140,7 @@ describe('jsonrpc', () => {
   check('jsonrpc-invalid-params', 'tools/call with malformed params gets a JSON-RPC error, not a result', async (c) => {
     const probes: [string, Record<string, unknown>][] = [['no name', {}], ['a numeric name', { name: 42, arguments: {} }]];
     await Promise.all(probes.map(async ([label, params]) => {
-      const id = namedRequestId('ip');
+      const id = c.run.ids.named('ip');
       const res = await c.mcp.request('tools/call', params, { id });
       const msg = finalMessage(res);
       c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', c.brief(res));
@@ -154,9 +153,9 @@ describe('jsonrpc', () => {
   check('jsonrpc-standard-error-codes', 'each protocol fault gets its JSON-RPC code: -32700, -32600, -32601, -32602', async (c) => {
     const probes: { label: string; code: number; send: () => Promise<WireResponse> }[] = [
       { label: 'invalid JSON', code: -32700, send: () => raw(c, '{bad json}') },
-      { label: 'a request without "method"', code: -32600, send: () => raw(c, JSON.stringify({ jsonrpc: '2.0', id: namedRequestId('sc') })) },
-      { label: 'an unknown method', code: -32601, send: () => c.mcp.request(NO_SUCH_METHOD, {}, { id: namedRequestId('sc') }) },
-      { label: 'tools/call without a name', code: -32602, send: () => c.mcp.request('tools/call', {}, { id: namedRequestId('sc') }) },
+      { label: 'a request without "method"', code: -32600, send: () => raw(c, JSON.stringify({ jsonrpc: '2.0', id: c.run.ids.named('sc') })) },
+      { label: 'an unknown method', code: -32601, send: () => c.mcp.request(NO_SUCH_METHOD, {}, { id: c.run.ids.named('sc') }) },
+      { label: 'tools/call without a name', code: -32602, send: () => c.mcp.request('tools/call', {}, { id: c.run.ids.named('sc') }) },
       { label: 'tools/call of an unknown tool', code: -32602, send: () => c.mcp.call('conformance.no-such-tool', {}) },
     ];
     const replies = await Promise.all(probes.map((p) => p.send()));
@@ -178,7 +177,7 @@ describe('jsonrpc', () => {
     const sendRaw = async (own: OwnSessions, raw: string) => ({
       raw, res: await c.mcp.post(undefined, { raw: `{"jsonrpc":"2.0","id":${raw},"method":"tools/list"}`, headers: await own.headersFor({ id: Number(raw), method: 'tools/list' }, c.mcp.revision) }),
     });
-    const [results, exact] = await withOwnSessions(c.target, (own) => Promise.all([
+    const [results, exact] = await withOwnSessions(c.run, c.target, (own) => Promise.all([
       Promise.all([...ids.map((id) => send(own, 'tools/list', undefined, id)), ...['e-1', 0].map((id) => send(own, NO_SUCH_METHOD, {}, id))]),
       Promise.all(BEYOND_FLOAT64_IDS.map((raw) => sendRaw(own, raw))),
     ]));
@@ -188,7 +187,7 @@ describe('jsonrpc', () => {
     const wrong = (sent: { id: string | number; res: WireResponse }[]) => sent.some(({ id, res }) => (isResponse(finalMessage(res)) ? finalMessage(res).id !== id : res.status < 400));
     for (let round = 0; round < SAME_VALUE_ROUNDS && !wrong(results); round++) {
       const pairs = Array.from({ length: SAME_VALUE_PAIRS }, (): (string | number)[] => ['0', 0]).flat();
-      results.push(...await withOwnSessions(c.target, (own) => Promise.all(pairs.map((id) => send(own, 'tools/list', undefined, id)))));
+      results.push(...await withOwnSessions(c.run, c.target, (own) => Promise.all(pairs.map((id) => send(own, 'tools/list', undefined, id)))));
     }
     let judged = 0;
     for (const { id, res } of results) {
@@ -314,7 +313,7 @@ describe('jsonrpc', () => {
 
   // "The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported".
   check('jsonrpc-content-type-non-json-rejected', 'a body sent as text/plain is refused with a 4xx', async (c) => {
-    const res = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
+    const res = await c.mcp.post({ jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
     c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, c.brief(res));
     if (res.status !== 415) c.observe(`text/plain got ${res.status}; 415 Unsupported Media Type is the precise status`);
   }, { generic: true });
@@ -331,9 +330,9 @@ describe('jsonrpc', () => {
   check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
     // On a stateful server, in a session negotiated at that revision (the run's own speaks its newest).
-    await withOwnSessions(c.target, async (own) => {
+    await withOwnSessions(c.run, c.target, async (own) => {
       for (const rev of revisions) {
-        const body = { jsonrpc: '2.0', id: requestId(), method: 'tools/list' };
+        const body = { jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' };
         const res = await c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
         c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
       }
@@ -353,10 +352,10 @@ describe('jsonrpc', () => {
     // A server that does not support 2025-03-26 refuses what it would have to assume.
     if (!c.target.revisions.includes('2025-03-26')) c.notApplicable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
     const headers = headersWithoutVersion(c);
-    const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: namedRequestId('nv'), method: 'tools/list' } });
+    const res = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: { jsonrpc: '2.0', id: c.run.ids.named('nv'), method: 'tools/list' } });
     c.verify(res.status === 200 && isObject(finalMessage(res)?.result), 'tools/list without MCP-Protocol-Version is served', 200, c.brief(res));
     // Batches exist only in 2025-03-26: whether one is answered without the header hints at the revision assumed.
-    const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: namedRequestId('nv'), method: 'tools/list' }] });
+    const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: c.run.ids.named('nv'), method: 'tools/list' }] });
     c.observe(`a batch without the header got HTTP ${batch.status}${Array.isArray(batch.json) ? ' and an array (2025-03-26 behaviour)' : ''}`);
   }, { generic: true });
 
@@ -365,9 +364,9 @@ describe('jsonrpc', () => {
     // On a stateful server, in a session negotiated at 2025-03-26 (the run's own speaks its newest revision).
     const send = async (own: OwnSessions, body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    await withOwnSessions(c.target, async (own) => {
+    await withOwnSessions(c.run, c.target, async (own) => {
       // Methods every server has (tools/list, and ping, which "The receiver MUST respond promptly" to): the batch itself is judged.
-      const [list, ping] = [namedRequestId('b'), requestId()];
+      const [list, ping] = [c.run.ids.named('b'), c.run.ids.next()];
       const res = await send(own, [{ jsonrpc: '2.0', id: list, method: 'tools/list' }, notification, { jsonrpc: '2.0', id: ping, method: 'ping' }], '2025-03-26');
       c.verify(res.status === 200, 'a batch under 2025-03-26 is answered', 200, c.brief(res));
       c.verify(res.messages !== undefined || Array.isArray(res.json), 'a JSON reply to a batch is an array', 'an array of responses', c.brief(res));
@@ -379,7 +378,7 @@ describe('jsonrpc', () => {
       // JSON-RPC error fails jsonrpc-method-not-found for that; the same refusal inside a batch is no news here.
       const alone = await c.mcp.request(NO_SUCH_METHOD, {});
       if (isObject(finalMessage(alone)?.error)) {
-        const [again, unknown] = [namedRequestId('b'), requestId()];
+        const [again, unknown] = [c.run.ids.named('b'), c.run.ids.next()];
         const mixed = await send(own, [{ jsonrpc: '2.0', id: again, method: 'tools/list' }, { jsonrpc: '2.0', id: unknown, method: NO_SUCH_METHOD, params: {} }], '2025-03-26');
         const answers = messages(mixed).filter((m) => isObject(m) && ('result' in m || 'error' in m));
         c.verify(answers.length === 2 && isObject(answers.find((m) => m.id === again)?.result), 'a batch holding an unknown method still answers its other request', 'a result for tools/list', c.brief(mixed));
@@ -389,7 +388,7 @@ describe('jsonrpc', () => {
         c.observe(`an unknown method sent alone got HTTP ${alone.status} without a JSON-RPC error: a batch holding one was not judged`);
       }
       for (const rev of c.target.revisions.filter((r) => r !== '2025-03-26' && r !== MODERN)) {
-        const later = await send(own, [{ jsonrpc: '2.0', id: namedRequestId('b'), method: 'tools/list' }, notification], rev);
+        const later = await send(own, [{ jsonrpc: '2.0', id: c.run.ids.named('b'), method: 'tools/list' }, notification], rev);
         c.observe(`a batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
       }
     });

@@ -1,3 +1,4 @@
+import type { RunState } from '../src/engine/run-state.js';
 import { adminPost } from '../src/targets/admin-call.js';
 import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../src/wire/rate-limit-headers.js';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
@@ -7,8 +8,6 @@ import { McpSession } from '../src/mcp/mcp-session.js';
 import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
-import { runOnce } from '../src/kit/run-scope.js';
-import { runKeys } from '../src/wire/key-sightings.js';
 import { describeOwnLoad, meterOwnLoad, SATURATED, type OwnLoad } from '../src/kit/harness-load.js';
 import { burstSender } from '../src/judging/burst-sender.js';
 
@@ -89,9 +88,9 @@ interface Burst {
  * service that limits everything it does work for. Its cost to the harness was the reply's record, not the
  * request: src/judging/burst-sender.ts keeps only the status (some 0.4 ms of a core against 1 ms and more).
  */
-async function burst(target: TargetInfo, key: string | undefined, secrets: string[], base: Pick<Burst, 'keyNote' | 'plan' | 'declared' | 'setup'>, stopAbove?: (elapsedMs: number) => { value: number; how: string }): Promise<Burst> {
+async function burst(run: RunState, target: TargetInfo, key: string | undefined, secrets: string[], base: Pick<Burst, 'keyNote' | 'plan' | 'declared' | 'setup'>, stopAbove?: (elapsedMs: number) => { value: number; how: string }): Promise<Burst> {
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false }), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { pace: false, run }), info);
   const b: Burst = { ...base, sent: 0, served: 0, statuses: {}, elapsedMs: 0, stop: 'no key', concurrency: 0, bestRate: 0, meanReplyMs: 0, session: (c) => sessionOn(c.http.log) };
   if (!key) return b;
   const send = burstSender(sessionOn([]), 'tools/list', () => secrets, () => sessionOn([]));
@@ -220,7 +219,7 @@ const boundFor = (declared: Rate | undefined) => declared && ((ms: number) => ({
  * limits are declared or nothing is; else the run's key when its plan's are (the other checks then wait out
  * what the burst leaves, within the wait budget).
  */
-async function runShared(target: TargetInfo): Promise<Burst> {
+async function runShared(run: RunState, target: TargetInfo): Promise<Burst> {
   const { limits } = target;
   const bootstrapRate = rateOf(limits, limits?.bootstrapPlan);
   const keyRate = rateOf(limits, limits?.keyPlan);
@@ -230,20 +229,20 @@ async function runShared(target: TargetInfo): Promise<Burst> {
   // the declared rate judges nothing, issue 33). Not when the user declared limits of their own (--limits).
   const slowest = target.admin && limits && !limits.sources.some((x) => x.startsWith('--')) ? slowestPlan(limits) : undefined;
   if (slowest && (!bootstrapRate || slowest.declared.ratePerSecond < bootstrapRate.ratePerSecond)) {
-    const key = await mintOnPlan(target.admin!, slowest.plan, 'rate-limit burst');
+    const key = await mintOnPlan(run, target.admin!, slowest.plan, 'rate-limit burst');
     secrets.push(key);
-    runKeys().learnSecret(key);
-    return burst(target, key, secrets, { keyNote: 'a workspace the admin channel made on the slowest declared plan', plan: slowest.plan, declared: slowest.declared, setup: [] }, boundFor(slowest.declared));
+    run.keys.learnSecret(key);
+    return burst(run, target, key, secrets, { keyNote: 'a workspace the admin channel made on the slowest declared plan', plan: slowest.plan, declared: slowest.declared, setup: [] }, boundFor(slowest.declared));
   }
   if (target.apiKey && keyRate && (!bootstrapRate || !target.canBootstrap)) {
-    return burst(target, target.apiKey, secrets, { keyNote: 'the run\'s key', plan: limits!.keyPlan, declared: keyRate, setup: [] }, boundFor(keyRate));
+    return burst(run, target, target.apiKey, secrets, { keyNote: 'the run\'s key', plan: limits!.keyPlan, declared: keyRate, setup: [] }, boundFor(keyRate));
   }
-  const own = await bootstrapWorkspace(target, secrets, 'rate-limit');
-  return burst(target, own.key, secrets, { keyNote: own.note, plan: limits?.bootstrapPlan, declared: bootstrapRate, setup: own.exchanges }, boundFor(bootstrapRate));
+  const own = await bootstrapWorkspace(run, target, secrets, 'rate-limit');
+  return burst(run, target, own.key, secrets, { keyNote: own.note, plan: limits?.bootstrapPlan, declared: bootstrapRate, setup: own.exchanges }, boundFor(bootstrapRate));
 }
 
 async function sharedBurst(c: CheckContext): Promise<Burst> {
-  const b = await runOnce('rate-limit burst', () => runShared(c.target));
+  const b = await c.run.once('rate-limit burst', () => runShared(c.run, c.target));
   c.http.log.push(...b.setup);
   if (c.target.limits) c.observe(`declared limits from ${c.target.limits.sources.join(', ')}`);
   if (b.stop === 'no key') c.notTestable(`no key to burst with (${b.keyNote}), and no declared rate limit for the run's key's plan (--limits rate=<r>,burst=<b>) that would allow bursting the run's own key`);
@@ -289,8 +288,8 @@ function slowestPlan(limits: RunLimits): { plan: string; declared: Rate } | unde
 }
 
 /** A key of a new workspace on `plan`, made through the admin channel (the embedded target's settings). */
-async function mintOnPlan(admin: NonNullable<TargetInfo['admin']>, plan: string, label: string): Promise<string> {
-  const res = await adminPost(admin, '/workspaces/create', { plan, label: `${label} ${plan}` });
+async function mintOnPlan(run: RunState, admin: NonNullable<TargetInfo['admin']>, plan: string, label: string): Promise<string> {
+  const res = await adminPost(run.pool, admin, '/workspaces/create', { plan, label: `${label} ${plan}` });
   const json = res.json() as { apiKey?: string; error?: string };
   if (res.status !== 200 || !json.apiKey) throw new Error(`admin channel: a workspace on plan "${plan}" was refused: ${res.status} ${json.error ?? ''}`);
   return json.apiKey;
@@ -330,7 +329,7 @@ async function keysOnTwoPlans(c: CheckContext, limits: RunLimits | undefined): P
     const high = low && plans.find((p) => p.declared.burst > burstBound(low.declared, 0));
     if (low && high) {
       const mint = async (plan: string) => {
-        const key = await mintOnPlan(admin, plan, 'rate-limit');
+        const key = await mintOnPlan(c.run, admin, plan, 'rate-limit');
         c.addSecret(key);
         return key;
       };
@@ -365,13 +364,13 @@ describe('rate limits', () => {
     if (typeof pair === 'string') return c.notTestable(pair);
     const [low, high] = pair;
     const secrets = runSecrets(c.target, [low.key, high.key]);
-    const lowBurst = await burst(c.target, low.key, secrets, { keyNote: low.note, plan: low.plan, declared: low.declared, setup: [] }, boundFor(low.declared));
+    const lowBurst = await burst(c.run, c.target, low.key, secrets, { keyNote: low.note, plan: low.plan, declared: low.declared, setup: [] }, boundFor(low.declared));
     c.observe(describeBurst(lowBurst));
     if (lowBurst.first429) c.http.log.push(lowBurst.first429.exchange);
     if (lowBurst.stop === 'deadline' || lowBurst.stop === 'short') c.notTestable(shortOfBound(lowBurst, `the declared rate of plan "${low.plan}"`, low.declared.ratePerSecond, c.target));
     c.verify(lowBurst.stop === '429', `the key on the lower plan "${low.plan}" (declared burst ${low.declared.burst}) served ${lowBurst.served} requests without a 429, more than its bound ${lowBurst.bound?.how}: the plans are not throttled as declared`, `a 429 by ${lowBurst.bound?.value}`, lowBurst.served);
     // The higher plan's key passes once it is served more than the lower plan's bound.
-    const highBurst = await burst(c.target, high.key, secrets, { keyNote: high.note, plan: high.plan, declared: high.declared, setup: [] }, boundFor(low.declared));
+    const highBurst = await burst(c.run, c.target, high.key, secrets, { keyNote: high.note, plan: high.plan, declared: high.declared, setup: [] }, boundFor(low.declared));
     c.observe(describeBurst(highBurst).replace('served bound', `served bound of the lower plan "${low.plan}"`));
     if (highBurst.first429) c.http.log.push(highBurst.first429.exchange);
     if (highBurst.stop === 'deadline' || highBurst.stop === 'short') c.notTestable(shortOfBound(highBurst, `the declared rate of the lower plan "${low.plan}" on plan "${high.plan}"'s key`, low.declared.ratePerSecond, c.target));

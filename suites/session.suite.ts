@@ -5,7 +5,6 @@ import { finalMessage } from '../src/mcp/mcp-session.js';
 import { isObject } from '../src/mcp/tool-result.js';
 import { baseHeaders, initializeParams, sessionHeaders, sessionRevision } from '../src/targets/session-lifecycle.js';
 import type { WireResponse } from '../src/wire/client.js';
-import { namedRequestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('session');
 
@@ -35,7 +34,7 @@ function revisionOf(c: CheckContext & { revision?: Revision }): Revision | undef
 
 /** `initialize` without a session id: the target's headers and key, nothing of the run's session. */
 function initialize(c: CheckContext, revision: Revision): Promise<WireResponse> {
-  return c.http.request(c.target.mcpUrl, { method: 'POST', headers: baseHeaders(c.target), json: { jsonrpc: '2.0', id: namedRequestId('session-init'), method: 'initialize', params: initializeParams(revision) } });
+  return c.http.request(c.target.mcpUrl, { method: 'POST', headers: baseHeaders(c.target), json: { jsonrpc: '2.0', id: c.run.ids.named('session-init'), method: 'initialize', params: initializeParams(revision) } });
 }
 
 /** A POST in `s` (its id, and its revision's header from 2025-06-18). */
@@ -44,7 +43,7 @@ function post(c: CheckContext, s: Session, body: unknown): Promise<WireResponse>
 }
 
 function toolsList(c: CheckContext, s: Session): Promise<WireResponse> {
-  return post(c, s, { jsonrpc: '2.0', id: namedRequestId('session-list'), method: 'tools/list' });
+  return post(c, s, { jsonrpc: '2.0', id: c.run.ids.named('session-list'), method: 'tools/list' });
 }
 
 function deleteSession(c: CheckContext, s: Session): Promise<WireResponse> {

@@ -121,7 +121,7 @@ describe('stateless', () => {
     const replies: (readonly [string, WireResponse])[] = await Promise.all(['GET', 'DELETE', 'PUT'].map(async (method) => [method, await probe(method)] as const));
     const revision = sessionRevision(target);
     if (!replies.some(([, res]) => res.status === 405) && target.sessionId !== undefined && revision) {
-      const own = await openSession(target, revision);
+      const own = await openSession(c.run, target, revision);
       if (own) {
         try {
           for (const method of ['PUT', 'DELETE']) replies.push([`${method} in a session`, await probe(method, sessionHeaders(revision, own.sessionId))]);

@@ -5,7 +5,6 @@ import { fill, type CallRecipe } from '../src/profile/profile.js';
 import type { TargetInfo } from '../src/targets/target-info.js';
 import { StdioProcess } from '../src/targets/stdio.js';
 import { isObject } from '../src/mcp/tool-result.js';
-import { runOnce } from '../src/kit/run-scope.js';
 import { followPages, listed, MAX_LIST_PAGES } from '../src/wire/list-pages.js';
 
 const { check, describe, seal } = defineSuite('stdio');
@@ -126,7 +125,7 @@ async function holdBadLineConversation(c: CheckContext): Promise<Conversation> {
 // Started by the first check that needs them, both at once; the checks of this file then read the results.
 function held(c: CheckContext) {
   spec(c);
-  return runOnce('stdio conversations', () => ({ main: holdMainConversation(c), badLine: holdBadLineConversation(c) }));
+  return c.run.once('stdio conversations', () => ({ main: holdMainConversation(c), badLine: holdBadLineConversation(c) }));
 }
 
 /** Runs `verify` on a conversation; on failure the transcript goes into the record as evidence. */

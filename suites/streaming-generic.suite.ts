@@ -17,7 +17,7 @@ const { check, describe, seal } = defineSuite('streaming-generic');
 
 /** The stream of a slot and variant, its exchanges attached to the check; not applicable when the slot has no call. */
 async function streamOf(c: CheckContext, slot: number, variant: Variant): Promise<{ s: GenericStream; res: WireResponse; deadlineMs: number }> {
-  const round = await genericRound(c.target);
+  const round = await genericRound(c.run, c.target);
   const call = round.calls[slot - 1];
   if (!call) {
     c.http.log.push(...round.discovery);
@@ -48,7 +48,7 @@ describe('streaming (any server)', () => {
   check('stream-get-unrelated', 'the standalone GET stream carries no progress of a request still running', async (c: CheckContext) => {
     // Asked first: a server without sessions (the service among them) costs no round.
     if (c.target.sessionId === undefined) c.notApplicable('not applicable: the server keeps no session, so it has no standalone stream of a session to read');
-    const standalone = (await genericRound(c.target)).standalone;
+    const standalone = (await genericRound(c.run, c.target)).standalone;
     if (!standalone) c.notApplicable('not applicable: no session of its own could be opened for the calls, so no standalone stream was read');
     c.http.log.push(...standalone.exchanges);
     const res = standalone.res;

@@ -1,3 +1,4 @@
+import type { RunState } from '../src/engine/run-state.js';
 import { bootstrapWorkspace } from '../src/judging/fresh-workspace.js';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
 import { McpSession } from '../src/mcp/mcp-session.js';
@@ -6,11 +7,9 @@ import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
 import { jsonSnippet } from '../src/kit/text.js';
-import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/judging/wire-judge.js';
-import { namedRequestId, requestId } from '../src/wire/request-ids.js';
 import {
   CLOSE_GRACE_MS, describeReply, firstResponse, isProgress, isResponse, messagesOf, progressOf, TOKEN_VARIANTS, VARIANTS, verifyEndsAfter, verifyIncreasing, verifyNoProgress,
   verifyNothingAfter, verifyResponseId, verifyTokens, type Variant,
@@ -109,8 +108,8 @@ async function sendPing(session: McpSession, ping: Ping, timeoutMs: number): Pro
  * never push blocks.create into the plan's cap and their traffic never shares this key's rate bucket.
  * The exchange is recorded with the new key redacted.
  */
-async function groupKey(target: TargetInfo, secrets: string[]): Promise<{ key: string | undefined; exchanges: Exchange[]; note: string }> {
-  const own = await bootstrapWorkspace(target, secrets, 'streaming');
+async function groupKey(run: RunState, target: TargetInfo, secrets: string[]): Promise<{ key: string | undefined; exchanges: Exchange[]; note: string }> {
+  const own = await bootstrapWorkspace(run, target, secrets, 'streaming');
   return own.key ? { key: own.key, exchanges: own.exchanges, note: own.note } : { key: target.apiKey, exchanges: own.exchanges, note: `the target key (${own.note})` };
 }
 
@@ -121,20 +120,20 @@ function placeholders(value: unknown): string[] {
   return [];
 }
 
-function idAndToken(tool: Tool, variant: Variant, seed: number): { id: string | number; token?: string | number } {
+function idAndToken(run: RunState, tool: Tool, variant: Variant, seed: number): { id: string | number; token?: string | number } {
   const i = TOOLS.indexOf(tool);
   // Ids from the run's id space (src/wire/request-ids.ts); distinct tokens across all fifteen streams, integer
   // token 0 for the first tool on purpose.
-  if (variant === 'string token') return { id: namedRequestId('stream'), token: `tok-${tool}-${seed % 10_000}` };
-  if (variant === 'integer token') return { id: requestId(), token: i * 7 };
-  return { id: requestId() };
+  if (variant === 'string token') return { id: run.ids.named('stream'), token: `tok-${tool}-${seed % 10_000}` };
+  if (variant === 'integer token') return { id: run.ids.next(), token: i * 7 };
+  return { id: run.ids.next() };
 }
 
-async function runRound(target: TargetInfo): Promise<Round> {
+async function runRound(run: RunState, target: TargetInfo): Promise<Round> {
   const secrets = runSecrets(target);
-  const { key, exchanges: keyExchanges, note } = await groupKey(target, secrets);
+  const { key, exchanges: keyExchanges, note } = await groupKey(run, target, secrets);
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { run }), info);
   const setup: Exchange[] = [...keyExchanges];
   const deadlineMs = streamDeadline(target);
   const vars: Record<string, unknown> = {};
@@ -146,7 +145,7 @@ async function runRound(target: TargetInfo): Promise<Round> {
     const missing = placeholders(recipe.arguments).filter((v) => vars[v] === undefined);
     for (const variant of VARIANTS) {
       streams.push({
-        tool, variant, ...idAndToken(tool, variant, target.seed), sentAt: 0, exchanges: [],
+        tool, variant, ...idAndToken(run, tool, variant, target.seed), sentAt: 0, exchanges: [],
         ...(missing.length > 0 && { setupProblem: `the profile's setup did not capture ${missing.map((m) => `{{${m}}}`).join(', ')} needed by the ${tool} recipe (see the setup exchanges)` }),
       });
     }
@@ -158,7 +157,7 @@ async function runRound(target: TargetInfo): Promise<Round> {
     const recipe = target.profile.streaming[modern.tool]!;
     try {
       modern.res = await sessionOn(modern.exchanges).post({
-        jsonrpc: '2.0', id: namedRequestId('modern'), method: 'tools/call',
+        jsonrpc: '2.0', id: run.ids.named('modern'), method: 'tools/call',
         params: {
           name: recipe.tool, arguments: fill(recipe.arguments, vars),
           _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, progressToken: 'modern' },
@@ -190,7 +189,7 @@ async function runRound(target: TargetInfo): Promise<Round> {
 }
 
 function getRound(c: CheckContext): Promise<Round> {
-  return runOnce('streaming round', () => runRound(c.target));
+  return c.run.once('streaming round', () => runRound(c.run, c.target));
 }
 
 /** The stream of one tool and variant, its exchange attached to the check; not testable without a recipe. */

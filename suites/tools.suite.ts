@@ -7,7 +7,6 @@ import { finalMessage } from '../src/mcp/mcp-session.js';
 import { isObject } from '../src/mcp/tool-result.js';
 import type { WireResponse } from '../src/wire/client.js';
 import { withoutTypelessNullable } from '../src/properties/schema-arbitrary.js';
-import { requestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('tools');
 
@@ -71,7 +70,7 @@ function validator(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
 
 function modernToolsList(c: CheckContext): Promise<WireResponse> {
   return c.mcp.post({
-    jsonrpc: '2.0', id: requestId(), method: 'tools/list',
+    jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list',
     params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
   }, { headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' } });
 }

@@ -1,5 +1,4 @@
 import { defineSuite } from '../src/engine/check.js';
-import { requestId } from '../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('versioning');
 
@@ -13,9 +12,9 @@ describe('versioning', () => {
 
   // "There is exactly one MCP endpoint: `{base_url}/api/mcp/v1`." The sentence demands that no other path is
   // an endpoint; which 4xx says so is not shown: 404 (RFC 9110 §15.5.5) and 410 (gone) are equally right.
-  check('version-other-paths-404', 'other API versions are not served', async ({ http, mcp, target, verify, observe }) => {
+  check('version-other-paths-404', 'other API versions are not served', async ({ http, mcp, target, verify, observe, run }) => {
     for (const path of ['/api/mcp/v2', '/api/mcp/v0', '/api/mcp']) {
-      const res = await http.request(`${target.baseUrl}${path}`, { method: 'POST', headers: mcp.headers(), json: { jsonrpc: '2.0', id: requestId(), method: 'tools/list' } });
+      const res = await http.request(`${target.baseUrl}${path}`, { method: 'POST', headers: mcp.headers(), json: { jsonrpc: '2.0', id: run.ids.next(), method: 'tools/list' } });
       verify(res.status === 404 || res.status === 410, `${path} answered ${res.status}: it is not refused as a path that does not exist`, '404 or 410', res.status);
       if (res.status !== 404) observe(`${path} answered ${res.status} (404 is usual)`);
     }

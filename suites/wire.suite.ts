@@ -1,3 +1,4 @@
+import type { RunState } from '../src/engine/run-state.js';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
 import { absoluteUrls, verifyHttpsUrls, type HandedOutUrl } from '../src/judging/handed-out-urls.js';
 import { McpSession } from '../src/mcp/mcp-session.js';
@@ -5,7 +6,6 @@ import { fill } from '../src/profile/profile.js';
 import type { TargetInfo } from '../src/targets/target-info.js';
 import { WireClient, type WireResponse } from '../src/wire/client.js';
 import type { Exchange } from '../src/wire/exchange.js';
-import { runOnce } from '../src/kit/run-scope.js';
 import {
   judgeEventIds, judgeEventTypes, judgeNoBom, judgeNotificationIds, judgeSseData, judgeUtf8, judgeVersionMember, type LabelledReply,
 } from '../src/judging/wire-judge.js';
@@ -34,14 +34,14 @@ function deadline(target: TargetInfo): number {
   return target.kind === 'embedded' ? Math.min(target.timeoutMs, 5000) : target.timeoutMs;
 }
 
-async function runRound(target: TargetInfo): Promise<Sent[]> {
+async function runRound(run: RunState, target: TargetInfo): Promise<Sent[]> {
   const secrets = runSecrets(target);
   const timeoutMs = deadline(target);
   const sent: Sent[] = [];
   const add = (label: string, call: (s: McpSession) => Promise<WireResponse>) => {
     const x: Sent = { label, exchanges: [] };
     sent.push(x);
-    return call(new McpSession(new WireClient(x.exchanges, () => secrets, target.timeoutMs), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
+    return call(new McpSession(new WireClient(x.exchanges, () => secrets, target.timeoutMs, { run }), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
   };
   const plain = target.profile.calls.listBlocks;
   // A recipe needing a captured id has no value here (no setup runs): it is left out, not sent half-filled.
@@ -62,7 +62,7 @@ async function runRound(target: TargetInfo): Promise<Sent[]> {
 async function replies(c: CheckContext): Promise<LabelledReply[]> {
   // No key to send the round with (bootstrap refused, a key that cannot be sent): not testable, and why.
   if (!c.target.apiKey && c.target.noKeyReason) c.notTestable(c.target.noKeyReason);
-  const sent = await runOnce('wire round', () => runRound(c.target));
+  const sent = await c.run.once('wire round', () => runRound(c.run, c.target));
   const failed = sent.filter((x) => !x.res);
   if (failed.length > 0) c.observe(`${failed.length} request(s) got no reply: ${failed.slice(0, 3).map((x) => `${x.label}: ${x.error}`).join('; ')}`);
   const got = sent.filter((x): x is Sent & { res: WireResponse } => !!x.res);

@@ -1,7 +1,6 @@
 import { parseLegacyFields, parseRateLimit, parseRetryAfter } from '../wire/rate-limit-headers.js';
-import { scoped, slot } from '../kit/run-scope.js';
-import { runLedger } from './run-ledger.js';
-import { addSpent } from './tally.js';
+import type { RunLedger } from './run-ledger.js';
+import type { Tally } from './tally.js';
 
 /** 429s in a row on one request, each waited out as told, before the check is judged throttled. */
 export const MAX_RETRIES = 4;
@@ -69,7 +68,7 @@ const seconds = (ms: number) => (ms >= 10_000 ? Math.round(ms / 1000) : Math.rou
  * check's own deadline. "A throttle is never a pass" (issue 24): a 429 that cannot be waited out is the
  * service keeping the check from judging, so the check fails with that reason.
  */
-class Pacer {
+export class Pacer {
   private readonly readyAt = new Map<string, number>();
   /** Buckets whose hold a 429 set (not a reply's RateLimit fields): waiting on them spends the run's wait budget. */
   private readonly throttled = new Set<string>();
@@ -80,6 +79,9 @@ class Pacer {
    */
   private readonly refusing = new Map<string, string>();
 
+  /** The run's ledger (its wait budget) and tally (what waiting cost): src/engine/run-state.ts, one pacer per run. */
+  constructor(private readonly ledger: () => RunLedger, private readonly tally: Tally) {}
+
   /**
    * Waits until the bucket is expected to hold a token again. A hold longer than the check can wait is not
    * waited: the request goes now, and its own reply (a 429, most likely) is judged by `next`.
@@ -88,8 +90,8 @@ class Pacer {
     const wait = (this.readyAt.get(bucket) ?? 0) - Date.now();
     if (wait <= 0 || wait > room.leftMs) return;
     // Held by a 429 once the run's wait budget is spent: the reply will be a 429 that cannot be waited out either.
-    if (this.throttled.has(bucket) && runLedger().waitLeftMs() <= 0) return;
-    addSpent({ waitedMs: wait });
+    if (this.throttled.has(bucket) && this.ledger().waitLeftMs() <= 0) return;
+    this.tally.add({ waitedMs: wait });
     await sleep(wait);
   }
 
@@ -131,18 +133,12 @@ class Pacer {
     if (wait > room.leftMs) {
       return stop(`${throttledFor}, beyond the ${seconds(Math.max(0, room.leftMs))} s ${room.owner ?? 'this check'} has left of its ${seconds(room.deadlineMs ?? room.leftMs)} s deadline`);
     }
-    const reserved = runLedger().reserveWait(wait);
+    const reserved = this.ledger().reserveWait(wait);
     if (!reserved.granted) return stop(`${throttledFor}, beyond the wait budget of ${seconds(reserved.budgetMs)} s (--wait-budget; ${seconds(reserved.leftMs)} s of it left)`);
-    addSpent({ rateLimited: 1 });
+    this.tally.add({ rateLimited: 1 });
     return { again: true };
   }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The run's pacer: one per run (src/kit/run-scope.ts), shared by every client of its checks. */
-const PACER = slot('pacer', () => new Pacer());
-
-export function runPacer(): Pacer {
-  return scoped(PACER);
-}

@@ -1,10 +1,9 @@
-import { provide, scoped, slot } from '../kit/run-scope.js';
 import { allocate, type Purpose } from './bootstrap-plan.js';
 
 /**
  * What a run may spend of a deployment it does not own, and what it did spend: bootstrap requests by
  * purpose (each may create a workspace and mail a human) and time waiting out 429s. One object per run,
- * kept in the run's scope: every check asks it before it spends (src/kit/run-scope.ts).
+ * kept in the run's state: every check asks it before it spends (src/engine/run-state.ts).
  */
 export interface LedgerLimits {
   /** Bootstrap requests the checks may send (the target preparation's already deducted); undefined: no bound. */
@@ -66,26 +65,6 @@ export class RunLedger {
   }
 }
 
-/** Outside any run (a unit test, a load command): nothing is bounded. */
-const LEDGER = slot('ledger', () => new RunLedger({ waitMs: Number.POSITIVE_INFINITY }));
-
-/** The current run's ledger. */
-export function runLedger(): RunLedger {
-  return scoped(LEDGER);
-}
-
-/** Starts the current run's ledger with its budgets. */
-export function openLedger(limits: LedgerLimits, onSearch?: (progress: SearchProgress) => void): RunLedger {
-  const ledger = new RunLedger(limits, onSearch);
-  provide(LEDGER, ledger);
-  return ledger;
-}
-
-/** How many of `n` bootstrap requests `purpose` may send (all of them outside a run). */
-export function bootstrapPermit(purpose: Purpose, n: number): { granted: number; budget?: number } {
-  return runLedger().permit(purpose, n);
-}
-
 /** The reason a check gives when its purpose got no share of the bootstrap budget. */
 export function budgetSpentReason(purpose: string, budget: number | undefined): string {
   return `the run's bootstrap budget (${budget ?? 'unbounded'} requests) leaves no share for ${purpose}; raise --bootstrap-budget to run it (each bootstrap creates a workspace and mails a human)`;
@@ -95,8 +74,8 @@ export function budgetSpentReason(purpose: string, budget: number | undefined): 
  * Reports a property search's runs so far to the run's status line, when it has one: at most every half
  * second and once at the end (progress must not slow the search).
  */
-export function searchReporter(check: string, search: string): { run(runs: number): void; done(runs: number): void } {
-  const listen = runLedger().onSearch;
+export function searchReporter(ledger: RunLedger, check: string, search: string): { run(runs: number): void; done(runs: number): void } {
+  const listen = ledger.onSearch;
   if (!listen) return { run: () => undefined, done: () => undefined };
   let last = -Infinity;
   return {

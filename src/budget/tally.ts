@@ -1,5 +1,3 @@
-import { scoped, slot } from '../kit/run-scope.js';
-
 /**
  * What a run consumed of the deployment, counted where requests leave the harness (the wire client and the
  * target preparation), in the run's own scope.
@@ -21,20 +19,25 @@ export interface Spent {
 
 export const emptySpent = (): Spent => ({ requests: 0, bootstraps: 0, workspaces: 0, blocksCreated: 0, rateLimited: 0, waitedMs: 0 });
 
-/** The run's counts since its last `takeSpent` (src/kit/run-scope.ts: each run its own). */
-const PENDING = slot('spent', () => ({ spent: emptySpent() }));
+/** The run's counts (src/engine/run-state.ts: each run its own). */
+export class Tally {
+  private spent = emptySpent();
 
-export function addSpent(delta: Partial<Spent>): void {
-  const pending = scoped(PENDING).spent;
-  for (const [k, v] of Object.entries(delta) as [keyof Spent, number][]) pending[k] += v;
-}
+  add(delta: Partial<Spent>): void {
+    for (const [k, v] of Object.entries(delta) as [keyof Spent, number][]) this.spent[k] += v;
+  }
 
-/** Returns and resets the run's counts. */
-export function takeSpent(): Spent {
-  const box = scoped(PENDING);
-  const taken = box.spent;
-  box.spent = emptySpent();
-  return taken;
+  /** Returns and resets the counts. */
+  take(): Spent {
+    const taken = this.spent;
+    this.spent = emptySpent();
+    return taken;
+  }
+
+  /** Counts one exchange: a request, a bootstrap (and the workspace it created), a block created. */
+  countExchange(url: string, method: string, requestBody: string | undefined, status: number, reply: { json?: any; messages?: any[] }): void {
+    this.add(exchangeSpent(url, method, requestBody, status, reply));
+  }
 }
 
 export function sumSpent(a: Spent, b: Partial<Spent>): Spent {
@@ -45,8 +48,8 @@ export function sumSpent(a: Spent, b: Partial<Spent>): Spent {
 
 export const BOOTSTRAP_PATH = '/api/agent/bootstrap';
 
-/** Counts one exchange: a request, a bootstrap (and the workspace it created), a block created. */
-export function countExchange(url: string, method: string, requestBody: string | undefined, status: number, reply: { json?: any; messages?: any[] }): void {
+/** What one exchange spent: a request, a bootstrap (and the workspace it created), a block created. */
+function exchangeSpent(url: string, method: string, requestBody: string | undefined, status: number, reply: { json?: any; messages?: any[] }): Partial<Spent> {
   const delta: Partial<Spent> = { requests: 1 };
   if (method === 'POST' && new URL(url).pathname.endsWith(BOOTSTRAP_PATH)) {
     delta.bootstraps = 1;
@@ -55,7 +58,7 @@ export function countExchange(url: string, method: string, requestBody: string |
     const final = reply.messages ? reply.messages[reply.messages.length - 1] : reply.json;
     if (final?.result && final.result.isError !== true && isBlocksCreate(requestBody)) delta.blocksCreated = 1;
   }
-  addSpent(delta);
+  return delta;
 }
 
 function isBlocksCreate(body: string): boolean {

@@ -9,10 +9,11 @@ import { runProperty, type PropertyRecord, type PropertySpec } from './property.
 import { primaryRevision } from '../mcp/revision-wire.js';
 import { CheckFailure, harnessCause, isVerdict, NotTestable, TargetLost, type CheckRecord, type InteropTag } from './verdict.js';
 import { stalledMs } from '../kit/harness-load.js';
-import { lostExchange, targetGone } from '../wire/target-liveness.js';
+import { lostExchange } from '../wire/target-liveness.js';
 import { WireClient, type WireResponse } from '../wire/client.js';
 import type { Exchange } from '../wire/exchange.js';
-import { inCheck, runKeys } from '../wire/key-sightings.js';
+import { inCheck } from '../wire/key-sightings.js';
+import type { RunState } from './run-state.js';
 import { redact } from '../wire/redact.js';
 
 /**
@@ -25,6 +26,8 @@ import { redact } from '../wire/redact.js';
 
 export interface CheckContext {
   target: TargetInfo;
+  /** The run's state: its request ids (`run.ids`), its budgets (`run.ledger`), the keys it holds, work its checks share (`run.once`). */
+  run: RunState;
   /**
    * The protocol revision this run of the check speaks (every `mcp` request carries its wire): for a
    * revision-dependent row, the revision of this run; otherwise the run's primary revision. Undefined when
@@ -70,9 +73,9 @@ export interface CheckContext {
 }
 
 /** The request a check failed on because the target accepts no connection any more, described; else undefined. */
-async function lostTarget(wire: readonly Exchange[], url: string): Promise<string | undefined> {
+async function lostTarget(wire: readonly Exchange[], url: string, run: RunState): Promise<string | undefined> {
   const x = lostExchange(wire);
-  if (!x || !(await targetGone(url))) return undefined;
+  if (!x || !(await run.liveness.gone(url))) return undefined;
   return `${x.request.method} ${new URL(x.request.url, url).pathname} at ${x.startedAt}: ${x.error}`;
 }
 
@@ -235,7 +238,7 @@ export function deadlineOf(def: CheckDefinition, target: TargetInfo): number {
  * Runs one planned check against the target and returns its record. The check's deadline ends it as the
  * harness's error (its requests are aborted): a check that does not end says nothing about the service.
  */
-export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promise<CheckRecord> {
+export async function runCheck(planned: PlannedCheck, target: TargetInfo, run: RunState): Promise<CheckRecord> {
   const { def, applies, revision } = planned;
   const { name, requirementIds, body, options } = def;
   const wire: Exchange[] = [];
@@ -252,9 +255,10 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
   const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every request of the check listens to it
-  const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal });
+  const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal, run });
   const c: CheckContext = {
     target,
+    run,
     revision,
     http,
     mcp: new McpSession(http, target, { revision: revision ?? null }),
@@ -272,11 +276,11 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
     },
     addSecret(secret) {
       extraSecrets.push(secret);
-      runKeys().learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
+      run.keys.learnSecret(secret); // the report door redacts it too (bootstrapped keys are known as keys already)
     },
     secrets,
     brief: (res) => briefOf(res, secrets()),
-    recordingFetch: () => recordingFetch(wire, secrets(), () => http.waitRoom()),
+    recordingFetch: () => recordingFetch(run, wire, secrets(), () => http.waitRoom()),
     tagClient(tag) {
       record.interop = tag;
     },
@@ -290,7 +294,7 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
       if (id === undefined || options.property !== id) throw new Error(`check "${name}" runs the property ${id ?? '(no id)'} but declares ${options.property ?? 'none'} (check options.property)`);
       const spec = { ...given, id };
       record.property = { id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
-      const progress = searchReporter(planned.runName, id);
+      const progress = searchReporter(run.ledger, planned.runName, id);
       try {
         record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
       } finally {
@@ -328,7 +332,7 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
     }
     record.status = 'pass';
   } catch (err) {
-    await judge(record, err, wire, target);
+    await judge(record, err, wire, target, run);
   } finally {
     clearTimeout(timer);
     record.durationMs = Math.round(performance.now() - started);
@@ -339,7 +343,7 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo): Promi
 }
 
 /** What the error that ended a check makes of its record: not testable, a failure, or the harness's own error. */
-async function judge(record: CheckRecord, err: unknown, wire: readonly Exchange[], target: TargetInfo): Promise<void> {
+async function judge(record: CheckRecord, err: unknown, wire: readonly Exchange[], target: TargetInfo, run: RunState): Promise<void> {
   if (err instanceof NotTestable) {
     record.status = 'not-testable';
     record.reason = err.reason;
@@ -348,7 +352,7 @@ async function judge(record: CheckRecord, err: unknown, wire: readonly Exchange[
   }
   // The target went away (the wire client found it, or an SDK client met a connection that no longer opens):
   // what the check saw says nothing of the service.
-  const lost = err instanceof TargetLost ? err.reason : await lostTarget(wire, target.mcpUrl);
+  const lost = err instanceof TargetLost ? err.reason : await lostTarget(wire, target.mcpUrl, run);
   if (lost) {
     record.status = 'not-testable';
     record.reason = `not judged: the target stopped answering (${lost})`;

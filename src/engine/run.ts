@@ -1,7 +1,5 @@
 import type { CheckDefinition } from './check.js';
 import { resolve } from 'node:path';
-import { openLedger } from '../budget/run-ledger.js';
-import { takeSpent } from '../budget/tally.js';
 import { requirement } from '../catalog/index.js';
 import { selection } from './selection.js';
 import { planChecks, runPlanned, searchesIn } from './runner.js';
@@ -14,7 +12,6 @@ import { referenceLimitsInForce, resolveRunLimits } from '../profile/limits.js';
 import { deriveProfile, listTools, SPEC_STREAMING_TOOLS } from '../profile/profile-derive.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import { WireClient } from '../wire/client.js';
-import { closeRunPool } from '../wire/connections.js';
 import { measureHarnessLoad } from '../kit/harness-load.js';
 import { QUICK_BUDGET, timeBoxOf } from './property.js';
 import { aggregate, decide, targetLoss, type Consumption, type Results } from './results.js';
@@ -28,32 +25,32 @@ import type { CheckRecord } from './verdict.js';
 import { CLIENT_IDS } from '../interop/clients.js';
 import { interopMatrixRequirements } from '../catalog/interop-matrix.js';
 import { MATRIX_WORK, startMatrix } from '../interop/matrix.js';
-import { runKeys } from '../wire/key-sightings.js';
 import { KEY_NEVER_ECHOED, keyEchoRecord } from '../judging/key-echoes.js';
 import { NO_5XX, serverErrorRecord } from '../wire/server-errors.js';
 import { sampleWire } from '../wire/wire-sample.js';
 import { PACKAGE_ROOT, packageInfo } from '../kit/package-root.js';
+import { RunState } from './run-state.js';
 
 export const ROOT = PACKAGE_ROOT;
 
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_WAIT_BUDGET_MS, defaultProfile, type RunOptions } from './run-options.js';
 
-async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget> {
+async function prepare(run: RunState, options: RunOptions, base: TargetBase, bootstrapBudget: number): Promise<PreparedTarget> {
   switch (options.target) {
     case 'embedded':
-      return prepareEmbedded(base, options.mutant);
+      return prepareEmbedded(run, base, options.mutant);
     case 'url':
       if (!options.baseUrl && !options.mcpUrl) throw new TargetError('--target url needs --base-url (or --mcp-url for the generic profile)');
-      return prepareUrl(base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl, bootstrapBudget);
+      return prepareUrl(run, base, options.baseUrl ?? new URL(options.mcpUrl!).origin, options.mcpUrl, options.mailboxUrl, bootstrapBudget);
     case 'container': {
       // Loaded on demand: testcontainers is heavy and only this target needs it.
       const { prepareContainer } = await import('../targets/container.js');
-      return prepareContainer(base);
+      return prepareContainer(run, base);
     }
     case 'stdio': {
       // The command's HTTP side: the embedded reference server, or the deployment at --base-url.
       const { prepareStdio } = await import('../targets/stdio.js');
-      const http = options.baseUrl ? await prepareUrl(base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(base);
+      const http = options.baseUrl ? await prepareUrl(run, base, options.baseUrl, undefined, options.mailboxUrl, bootstrapBudget) : await prepareEmbedded(run, base);
       return { ...(await prepareStdio(http, options.stdioCommand)), bootstrapsUsed: http.bootstrapsUsed ?? 0 };
     }
     default:
@@ -62,25 +59,28 @@ async function prepare(options: RunOptions, base: TargetBase, bootstrapBudget: n
 }
 
 /**
- * Runs the checks against one target and writes the reports: one function in this process, in a scope of
- * its own (src/kit/run-scope.ts), so that runs side by side share nothing. Throws TargetError when the
- * target is unusable; an error leaving the run is scrubbed of every secret the run learnt.
+ * Runs the checks against one target and writes the reports: one function in this process, with a state of
+ * its own (src/engine/run-state.ts) handed down to everything it runs, so that runs side by side share
+ * nothing. Throws TargetError when the target is unusable; an error leaving the run is scrubbed of every
+ * secret the run learnt.
  */
 export function runConformance(options: RunOptions, checks: Promise<readonly CheckDefinition[]>): Promise<Results> {
+  // The redactor's aliases and caches are the one thing kept in the run's async scope (src/kit/run-scope.ts).
   return inNewScope(async () => {
+    const run = new RunState();
     try {
-      return await runInScope(options, checks);
+      return await runWith(run, options, checks);
     } catch (err) {
-      if (err instanceof Error) err.message = scrubText(err.message, conformanceSecrets(options));
+      if (err instanceof Error) err.message = scrubText(err.message, conformanceSecrets(options, undefined, run.keys.redaction()));
       throw err;
     } finally {
       // The run's connections end with it: the next run in this process starts with none (src/wire/connections.ts).
-      await closeRunPool();
+      await run.close();
     }
   });
 }
 
-async function runInScope(options: RunOptions, loading: Promise<readonly CheckDefinition[]>): Promise<Results> {
+async function runWith(run: RunState, options: RunOptions, loading: Promise<readonly CheckDefinition[]>): Promise<Results> {
   // The rows the generic profile judges are read off the checks: loaded first (some 150 ms), before anything is sent.
   const definitions = await loading;
   // A missing or malformed profile (e.g. its "limits"), or a selection of nothing, is bad usage: exit 2 with the reason.
@@ -93,12 +93,12 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   const owned = options.target === 'embedded' || (options.target === 'stdio' && !options.baseUrl);
   const bootstrapBudget = options.bootstrapBudget ?? (owned ? Infinity : DEFAULT_BOOTSTRAP_BUDGET);
   const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
-  const target = await prepare(options, {
+  const target = await prepare(run, options, {
     headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile, ...(options.keySources && { keySources: options.keySources }),
     protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
-  runKeys().configure(target.info);
+  run.keys.configure(target.info);
   // A server the harness starts runs CONFORMANCE_CONFIG: those are the limits in force, whatever the profile says.
   const harnessServer = owned || options.target === 'container';
   const limits = resolveRunLimits({
@@ -111,11 +111,11 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   if (publicBaseUrl) target.info.publicBaseUrl = new URL(publicBaseUrl).origin;
   if (options.clients) target.info.interopClients = options.clients;
   const searches = options.progress?.live ? options.progress : undefined;
-  const ledger = openLedger(
+  const ledger = run.openLedger(
     { bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs },
     searches && ((s) => searches.search(s)),
   );
-  const detected = await detectRevisionsWithEvidence(target.info);
+  const detected = await detectRevisionsWithEvidence(run, target.info);
   target.info.revisions = detected.revisions;
   if (detected.refusal) target.info.revisionRefusal = detected.refusal;
   let session: Awaited<ReturnType<typeof openRunSession>> | undefined;
@@ -123,10 +123,10 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   let records: CheckRecord[];
   let propertyBudget: Results['propertyBudget'];
   try {
-    session = await openRunSession(target.info);
+    session = await openRunSession(run, target.info);
     // Every key, token and session id the run holds is known now, before the first progress line.
-    options.progress?.setSecrets(conformanceSecrets(options, target.info));
-    if (profile.derive) target.info.profile = await deriveFor(target.info);
+    options.progress?.setSecrets(conformanceSecrets(options, target.info, run.keys.redaction()));
+    if (profile.derive) target.info.profile = await deriveFor(run, target.info);
     const plan = planChecks(definitions, target.info, options.only);
     // The run's search time split evenly among the searches its checks declare, known before any check starts.
     const { budgetMs, replay } = target.info.property;
@@ -138,9 +138,9 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
     // The interop matrix runs beside the checks: its clients wait on the target, no check waits on them but its own.
     const matrixClients = profile.kind === 'service'
       ? CLIENT_IDS.filter((id) => interopMatrixRequirements.some((r) => r.client === id && selected(r))) : [];
-    matrix = matrixClients.length > 0 ? startMatrix(target.info, matrixClients) : undefined;
+    matrix = matrixClients.length > 0 ? startMatrix(run, target.info, matrixClients) : undefined;
     if (matrix) ledger.share(MATRIX_WORK, matrix);
-    records = await runPlanned(plan, target.info, {
+    records = await runPlanned(plan, target.info, run, {
       // Our own server's limits are set for the checks: four groups side by side keep two cores busy. A
       // deployment gets one group at a time: side by side they trip its production rate limits.
       groups: harnessServer ? GROUPS_AT_ONCE.owned : GROUPS_AT_ONCE.deployment,
@@ -153,7 +153,7 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
     await session?.close();
     await target.close();
   }
-  const spent = takeSpent();
+  const spent = run.tally.take();
   const consumption: Consumption = {
     bootstrapBudget: Number.isFinite(bootstrapBudget) ? bootstrapBudget : null,
     ...spent,
@@ -165,9 +165,9 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
     ...(!target.info.canBootstrap && { canBootstrap: false as const }),
   };
   // Every reply any check received, judged once all are in (src/judging/key-echoes.ts).
-  if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(runKeys().take()));
+  if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(run.keys.take()));
   // Every malformed or unexpected message any check sent, and the 5xx among their replies (src/wire/server-errors.ts).
-  if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(target.info.mcpUrl));
+  if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(run.serverErrors, target.info.mcpUrl));
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const loss = targetLoss(records, requirements, startedAt);
@@ -194,7 +194,7 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
   };
   // The one door (src/reports/index.ts): every file, and what the CLI prints, comes from a copy scrubbed of the run's secrets.
   const dir = resolve(options.reportDir);
-  const secrets = conformanceSecrets(options, target.info);
+  const secrets = conformanceSecrets(options, target.info, run.keys.redaction());
   const clean = writeReports(results, dir, secrets, !options.writeReports);
   // report.html is the folder's page (with a load or probe run written beside): composed, scrubbed again, from results.json.
   if (options.writeReports) await options.composeReportHtml?.(dir, secrets);
@@ -202,8 +202,8 @@ async function runInScope(options: RunOptions, loading: Promise<readonly CheckDe
 }
 
 /** The derived profile's recipes from the target's tools/list (src/profile/profile-derive.ts). */
-async function deriveFor(info: TargetInfo): Promise<Profile> {
-  const tools = await listTools(new McpSession(new WireClient([], () => [], info.timeoutMs), info));
+async function deriveFor(run: RunState, info: TargetInfo): Promise<Profile> {
+  const tools = await listTools(new McpSession(new WireClient([], () => [], info.timeoutMs, { run }), info));
   if (typeof tools === 'string') {
     const why = `the recipes are built from tools/list, which could not be read: ${tools}`;
     return { ...info.profile, gaps: Object.fromEntries([...SPEC_STREAMING_TOOLS, 'createBlock', 'listBlocks', 'publishBlock'].map((k) => [k, why])) };

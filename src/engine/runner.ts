@@ -1,4 +1,5 @@
 import { planCheck, runCheck, type CheckDefinition, type PlannedCheck } from './check.js';
+import type { RunState } from './run-state.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import type { CheckRecord } from './verdict.js';
 import { eachLimited } from '../kit/each-limited.js';
@@ -58,7 +59,7 @@ export function runOrder(groups: ReadonlyMap<string, PlannedCheck[]>, atOnce: nu
  * `options.groups` of them at a time; inside a group its blocks one after another, the checks of a concurrent
  * block side by side (at most `options.concurrency`), the others one at a time. Returns every record.
  */
-export async function runPlanned(groups: ReadonlyMap<string, PlannedCheck[]>, target: TargetInfo, options: RunnerOptions): Promise<CheckRecord[]> {
+export async function runPlanned(groups: ReadonlyMap<string, PlannedCheck[]>, target: TargetInfo, run: RunState, options: RunnerOptions): Promise<CheckRecord[]> {
   options.events?.planned?.([...groups.values()].reduce((n, g) => n + g.length, 0));
   const records: CheckRecord[] = [];
   await eachLimited(runOrder(groups, options.groups), options.groups, async ([group, planned]) => {
@@ -68,7 +69,7 @@ export async function runPlanned(groups: ReadonlyMap<string, PlannedCheck[]>, ta
     for (const block of blocks(planned)) {
       await eachLimited(block, block[0]!.def.concurrent ? options.concurrency : 1, async (p) => {
         options.events?.checkStart?.(p);
-        const record = await runCheck(p, target);
+        const record = await runCheck(p, target, run);
         own.push(record);
         options.events?.checkEnd?.(p, record);
       });

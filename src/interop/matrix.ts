@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { bootstrapWorkspace } from '../judging/fresh-workspace.js';
 import { McpSession } from '../mcp/mcp-session.js';
 import { fill, type CallRecipe } from '../profile/profile.js';
-import { addSpent } from '../budget/tally.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import { WireClient } from '../wire/client.js';
 import { redact } from '../wire/redact.js';
-import { runKeys } from '../wire/key-sightings.js';
 import { ownProxyCommand } from '../targets/stdio.js';
 import type { Exchange } from '../wire/exchange.js';
 import type { Revision } from '../catalog/types.js';
 import { CLIENTS, type ClientId } from './clients.js';
 import { startRecordingProxy } from './recording-proxy.js';
+import type { RunState } from '../engine/run-state.js';
 import { runClient, STARTUP_GRACE_MS, type ClientRun } from './run-client.js';
 import { epochNow, measureStartup, startupAllowance, watchStalls, type Stall } from './machine.js';
 
@@ -114,7 +113,7 @@ function withoutKey(env: Record<string, string> = {}): Record<string, string> {
  * process: both transports at once, each through a recording proxy of its own; its lines split by `mode`.
  */
 async function runClientCells(c: MatrixContext, cells: Cell[], env: Record<string, string>, secrets: () => readonly string[], stdioCommand: string[] | undefined, deadlines: { stepMs: number; startupGraceMs: number }): Promise<void> {
-  const proxies = await Promise.all(cells.map(() => startRecordingProxy(c.target.mcpUrl, secrets)));
+  const proxies = await Promise.all(cells.map(() => startRecordingProxy(c.http.run, c.target.mcpUrl, secrets)));
   try {
     const modeEnv: Record<string, string> = { INTEROP_MODE: cells.map((cell) => cell.mode).join(','), INTEROP_BAD_KEY_MODES: 'http' };
     cells.forEach((cell, i) => {
@@ -154,14 +153,14 @@ async function stdioCommandFor(c: MatrixContext): Promise<{ command: string[]; w
  * Runs the matrix (every cell side by side) beside the run's checks: its client processes mostly wait on
  * the target (src/engine/run.ts shares the result with the interop-matrix checks through the run's ledger).
  */
-export async function startMatrix(target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
+export async function startMatrix(run: RunState, target: TargetInfo, selected: readonly ClientId[]): Promise<Matrix> {
   const setupWire: Exchange[] = [];
   const secrets = [target.apiKey, target.otherKey, target.revokedKey, target.admin?.token, target.sessionId].filter((k): k is string => !!k);
   // The proxies forward on this event loop: a stall of it delays replies, which the wire then records as slow.
   const watch = watchStalls();
   let matrix: Matrix;
   try {
-    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs) }, selected, secrets, watch.stalls);
+    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs, { run }) }, selected, secrets, watch.stalls);
   } finally {
     watch.stop();
   }
@@ -182,7 +181,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
   let key = c.target.apiKey;
   if (c.target.canBootstrap) {
-    const fresh = await bootstrapWorkspace(c.target, extra, 'interop-matrix');
+    const fresh = await bootstrapWorkspace(c.http.run, c.target, extra, 'interop-matrix');
     c.http.log.push(...fresh.exchanges);
     if (fresh.key) key = fresh.key;
     notes.push(fresh.key ? 'the clients used a workspace bootstrapped for the matrix' : `the clients used the run's key (${fresh.note})`);
@@ -190,7 +189,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const { calls, gaps } = await plan(c, key, notes);
   const wrong = `${c.target.keyPrefix ?? 'canvas'}_live_${randomBytes(18).toString('base64url')}`;
   extra.push(wrong);
-  runKeys().learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
+  c.http.run.keys.learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
   const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
   // "Give deadlines that scale with measured start-up rather than fixed milliseconds" (issue 33): a connect over
   // stdio includes starting the proxy, and four runtimes start at once; on a starved machine that takes seconds.
@@ -223,7 +222,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   if (stdio && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdio.where}`);
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
-  addSpent({ blocksCreated: created });
+  c.http.run.tally.add({ blocksCreated: created });
   const during = stalls().filter((s) => s.to >= startedAt);
   if (during.length > 0) notes.push(`the harness's event loop stalled ${during.length} time(s) while the clients ran, ${(during.reduce((n, s) => n + s.to - s.from, 0) / 1000).toFixed(1)} s in all (longest ${(Math.max(...during.map((s) => s.to - s.from)) / 1000).toFixed(1)} s)`);
   return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, setupWire: [], wallMs: Math.round(performance.now() - started), timeoutMs, stalls: during };

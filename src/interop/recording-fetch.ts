@@ -3,9 +3,10 @@ import { clip, round } from '../wire/client.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { noRedirectFetch } from '../wire/redirect.js';
-import { runFetch } from '../wire/connections.js';
-import { bucketOf, OUTSIDE_A_CHECK, runPacer, type Throttle, type WaitRoom } from '../budget/pacer.js';
-import { runKeys, requestLine } from '../wire/key-sightings.js';
+import { poolFetch } from '../wire/connections.js';
+import { bucketOf, OUTSIDE_A_CHECK, type Throttle, type WaitRoom } from '../budget/pacer.js';
+import { requestLine } from '../wire/key-sightings.js';
+import type { RunState } from '../engine/run-state.js';
 
 /**
  * The recording fetch of the in-process SDK interop checks (suites/interop.suite.ts): the official SDK client
@@ -25,11 +26,11 @@ export interface RecordingFetch {
   throttled(): Throttle | undefined;
 }
 
-/** A fetch for the SDK's transport that records every exchange into `log` (the check's wire log), `secrets` redacted. */
-export function recordingFetch(log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => OUTSIDE_A_CHECK): RecordingFetch {
+/** A fetch for the SDK's transport that records every exchange into `log` (the check's wire log), `secrets` redacted; paced and counted by `run`. */
+export function recordingFetch(run: RunState, log: Exchange[], secrets: readonly string[], room: () => WaitRoom = () => OUTSIDE_A_CHECK): RecordingFetch {
   const reading = new Set<Promise<void>>();
   const stops = new Set<() => void>();
-  const refusing = noRedirectFetch(runFetch, () => secrets);
+  const refusing = noRedirectFetch(poolFetch(run.pool), () => secrets);
   const recorded = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const started = performance.now();
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
@@ -50,7 +51,7 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
     const headersAt = round(performance.now() - started);
     const response: NonNullable<Exchange['response']> = { status: res.status, headers: redactHeaders(Object.fromEntries(res.headers.entries()), secrets), closed: true, headersAt, endAt: headersAt };
     record.response = response;
-    const inspect = (text: string) => runKeys().inspect({ url: String(input), request: requestLine(record.request.method, record.request.url, record.request.body), requestBody: body, status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text, exchange: record });
+    const inspect = (text: string) => run.keys.inspect({ url: String(input), request: requestLine(record.request.method, record.request.url, record.request.body), requestBody: body, status: res.status, headers: Object.fromEntries(res.headers.entries()), body: text, exchange: record });
     if (!res.body) {
       inspect('');
       return res;
@@ -97,9 +98,9 @@ export function recordingFetch(log: Exchange[], secrets: readonly string[], room
     const replayable = init?.body === undefined || init.body === null || typeof init.body === 'string';
     const bucket = bucketOf(String(input), Object.fromEntries(new Headers(init?.headers).entries()));
     for (let attempt = 0; ; attempt++) {
-      await runPacer().before(bucket, room());
+      await run.pacer.before(bucket, room());
       const res = await recorded(input, init);
-      const { again, throttled } = await runPacer().next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()), room());
+      const { again, throttled } = await run.pacer.next(bucket, String(input), attempt, res.status, Object.fromEntries(res.headers.entries()), room());
       if (res.status !== 429 || !replayable) return res;
       if (!again) {
         gaveUp = throttled;

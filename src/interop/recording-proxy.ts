@@ -1,15 +1,15 @@
 import { Agent as HttpAgent, request as httpRequest, createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { bucketOf, runPacer } from '../budget/pacer.js';
-import { addSpent } from '../budget/tally.js';
+import { bucketOf } from '../budget/pacer.js';
+import type { RunState } from '../engine/run-state.js';
 import { clip, round } from '../wire/client.js';
 import { isStaleConnection } from '../wire/connections.js';
 import type { Exchange, SseEvent } from '../wire/exchange.js';
 import { redact, redactHeaders } from '../wire/redact.js';
 import { isRedirect } from '../wire/redirect.js';
 import { createSseReader } from '../wire/sse-reader.js';
-import { runKeys, requestLine } from '../wire/key-sightings.js';
+import { requestLine } from '../wire/key-sightings.js';
 
 /**
  * A loopback forwarder between one SDK client (a child process) and the target, recording every exchange the
@@ -51,7 +51,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Starts a proxy for `mcpUrl` on 127.0.0.1; `secrets` are redacted from every record. */
-export async function startRecordingProxy(mcpUrl: string, secrets: () => readonly string[]): Promise<RecordingProxy> {
+export async function startRecordingProxy(run: RunState, mcpUrl: string, secrets: () => readonly string[]): Promise<RecordingProxy> {
   const upstream = new URL(mcpUrl);
   const log: Exchange[] = [];
   const counts = { requests: 0 };
@@ -81,7 +81,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
     const bucket = bucketOf(mcpUrl, headers);
     let stale = false;
     for (let attempt = 0; ; attempt += 1) {
-      await runPacer().before(bucket);
+      await run.pacer.before(bucket);
       const started = performance.now();
       const record: Exchange = {
         request: { method, url: redact(new URL(path, upstream).href, secrets()), headers: redactHeaders(headers, secrets()), ...(body.length > 0 && { body: clip(redact(body.toString('utf8'), secrets())) }) },
@@ -89,7 +89,7 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       };
       log.push(record);
       counts.requests += 1;
-      addSpent({ requests: 1 });
+      run.tally.add({ requests: 1 });
       let up: IncomingMessage;
       try {
         up = await send(method, path, headers, body, stale);
@@ -106,11 +106,11 @@ export async function startRecordingProxy(mcpUrl: string, secrets: () => readonl
       const headersAt = round(performance.now() - started);
       const response: NonNullable<Exchange['response']> = { status: up.statusCode ?? 0, headers: redactHeaders(upHeaders, secrets()), headersAt, endAt: headersAt, closed: true };
       record.response = response;
-      const inspect = (text: string) => runKeys().inspect({
+      const inspect = (text: string) => run.keys.inspect({
         url: new URL(path, upstream).href, request: requestLine(method, record.request.url, record.request.body), requestBody: body.toString('utf8'),
         status: response.status, headers: upHeaders, body: text, exchange: record, by: 'the interop matrix (an SDK client, through its recording proxy)',
       });
-      const { again, throttled: stop } = await runPacer().next(bucket, mcpUrl, attempt, response.status, upHeaders);
+      const { again, throttled: stop } = await run.pacer.next(bucket, mcpUrl, attempt, response.status, upHeaders);
       if (again) {
         // Not passed on, but a reply all the same: a key in its body is the service's failure.
         inspect((await readBody(up)).toString('utf8'));

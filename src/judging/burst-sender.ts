@@ -1,13 +1,11 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { countExchange } from '../budget/tally.js';
 import type { McpSession } from '../mcp/mcp-session.js';
 import { speakRevision } from '../mcp/revision-wire.js';
 import { keptRedacted, lower, round, tryJson, type WireResponse } from '../wire/client.js';
-import { isStaleConnection, onFreshConnection, runPool } from '../wire/connections.js';
+import { isStaleConnection, onFreshConnection } from '../wire/connections.js';
 import type { Exchange } from '../wire/exchange.js';
-import { runKeys, requestLine } from '../wire/key-sightings.js';
+import { requestLine } from '../wire/key-sightings.js';
 import { redact, redactHeaders } from '../wire/redact.js';
-import { requestId } from '../wire/request-ids.js';
 
 /**
  * One request of a rate-limit burst, sent for its status at the least cost to the harness. A burst has to send
@@ -31,8 +29,9 @@ export interface BurstReply {
 export function burstSender(session: McpSession, method: string, secrets: () => readonly string[], fallback: () => McpSession): () => Promise<BurstReply> {
   const url = session.target.mcpUrl;
   const timeoutMs = session.http.defaultTimeoutMs;
+  const { run } = session.http;
   return async () => {
-    const message = { jsonrpc: '2.0', id: requestId(), method };
+    const message = { jsonrpc: '2.0', id: run.ids.next(), method };
     // As McpSession.post speaks it: the session's revision headers and envelope, its key.
     const headers = session.headers({}, message);
     const body = JSON.stringify(speakRevision(session.revision, message, { ...session.target.headers }).body);
@@ -46,7 +45,7 @@ export function burstSender(session: McpSession, method: string, secrets: () => 
     let got: Awaited<ReturnType<typeof send>>;
     try {
       try {
-        got = await send(runPool());
+        got = await send(run.pool);
       } catch (err) {
         if (!isStaleConnection(err)) throw err;
         got = await onFreshConnection(url, send);
@@ -58,13 +57,13 @@ export function burstSender(session: McpSession, method: string, secrets: () => 
       const exchange = again.http.log.at(-1)!;
       return { status: res.status, ms: res.endAt, record: () => ({ res, exchange }) };
     }
-    countExchange(url, 'POST', body, got.status, {});
+    run.tally.countExchange(url, 'POST', body, got.status, {});
     const resHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(got.rawHeaders)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     let recorded: { res: WireResponse; exchange: Exchange } | undefined;
     const record = () => {
       if (recorded) return recorded;
-      const hidden = [...secrets(), ...runKeys().redaction()];
+      const hidden = [...secrets(), ...run.keys.redaction()];
       const mediaType = (resHeaders['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
       const res: WireResponse = { status: got.status, headers: resHeaders, mediaType, text: got.text, closed: true, headersAt: got.headersAt, endAt: got.endAt };
       if (mediaType === 'application/json' || mediaType.endsWith('+json')) res.json = tryJson(got.text);
@@ -76,7 +75,7 @@ export function burstSender(session: McpSession, method: string, secrets: () => 
       return (recorded = { res, exchange });
     };
     // Every reply of the target is looked through for a key it should not carry; the record only if one did.
-    runKeys().inspect({
+    run.keys.inspect({
       url, requestBody: body, status: got.status, headers: resHeaders, body: got.text,
       get request() {
         return requestLine('POST', redact(url, secrets()), body);

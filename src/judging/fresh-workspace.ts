@@ -1,5 +1,6 @@
 import type { Purpose } from '../budget/bootstrap-plan.js';
-import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
+import { budgetSpentReason } from '../budget/run-ledger.js';
+import type { RunState } from '../engine/run-state.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import { unusableKeyReason } from '../kit/key-form.js';
 import { tryBootstrapKey } from '../targets/bootstrap-keys.js';
@@ -12,12 +13,12 @@ import { redact } from '../wire/redact.js';
  * when the share is spent no request is sent and the note says so. The new key joins `secrets`, and the
  * recorded exchange is redacted after the fact (the key only became known in its response).
  */
-export async function bootstrapWorkspace(target: TargetInfo, secrets: string[], purpose: Purpose): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
+export async function bootstrapWorkspace(run: RunState, target: TargetInfo, secrets: string[], purpose: Purpose): Promise<{ key?: string; exchanges: Exchange[]; note: string }> {
   if (!target.canBootstrap) return { exchanges: [], note: 'bootstrap is not allowed on this target' };
-  const permit = bootstrapPermit(purpose, 1);
+  const permit = run.ledger.permit(purpose, 1);
   if (permit.granted < 1) return { exchanges: [], note: budgetSpentReason(purpose, permit.budget) };
   const log: Exchange[] = [];
-  const outcome = await tryBootstrapKey(target.baseUrl, purpose, target.timeoutMs, log);
+  const outcome = await tryBootstrapKey(run, target.baseUrl, purpose, target.timeoutMs, log);
   if ('refused' in outcome) return { exchanges: log, note: outcome.refused };
   // Too short to be told from text (redact() matches a secret under 8 characters only as a whole token): not used as a key.
   if (outcome.apiKey.length < 8) return { exchanges: [], note: 'bootstrap answered with an apiKey too short to be a key' };

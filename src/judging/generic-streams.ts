@@ -1,5 +1,4 @@
 import { runSecrets } from '../engine/check.js';
-import { runOnce } from '../kit/run-scope.js';
 import { McpSession } from '../mcp/mcp-session.js';
 import { listTools, type ListedTool } from '../profile/profile-derive.js';
 import { onDeployment, smallestInstance, type Tool } from '../properties/tool-calls.js';
@@ -11,7 +10,7 @@ import { openStandaloneStream, type StandaloneStream } from '../wire/standalone-
 import type { TargetInfo } from '../targets/target-info.js';
 import { WireClient, type WireResponse } from '../wire/client.js';
 import type { Exchange } from '../wire/exchange.js';
-import { namedRequestId, requestId } from '../wire/request-ids.js';
+import type { RunState } from '../engine/run-state.js';
 import { eachLimited } from '../kit/each-limited.js';
 
 /**
@@ -83,23 +82,23 @@ export interface GenericRound {
   standalone?: StandaloneRecord;
 }
 
-export function genericRound(target: TargetInfo): Promise<GenericRound> {
-  return runOnce('generic streaming round', () => runRound(target));
+export function genericRound(run: RunState, target: TargetInfo): Promise<GenericRound> {
+  return run.once('generic streaming round', () => runRound(run, target));
 }
 
-async function runRound(runTarget: TargetInfo): Promise<GenericRound> {
+async function runRound(run: RunState, runTarget: TargetInfo): Promise<GenericRound> {
   // A stateful server: the round runs in a session of its own, whose standalone stream is open throughout, so
   // every message on it concerns the round's requests alone.
   const revision = runTarget.sessionId !== undefined ? sessionRevision(runTarget) : undefined;
-  const own = revision ? await openSession(runTarget, revision) : undefined;
+  const own = revision ? await openSession(run, runTarget, revision) : undefined;
   const target: TargetInfo = own ? { ...runTarget, sessionId: own.sessionId } : runTarget;
   const secrets = runSecrets(target);
-  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs), target);
+  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { run }), target);
   const deadlineMs = target.timeoutMs;
   const standaloneLog: Exchange[] = [];
   let stream: StandaloneStream | undefined;
   try {
-    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, target.timeoutMs), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
+    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, target.timeoutMs, { run }), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
   } catch {
     // No headers to send (a service target without a key): the calls say why themselves.
   }
@@ -109,7 +108,7 @@ async function runRound(runTarget: TargetInfo): Promise<GenericRound> {
     const { calls, why } = await findCalls(target, session(discovery), Math.min(deadlineMs, PROBE_DEADLINE_MS), stream?.messages, tokens);
     const streams: GenericStream[] = calls.flatMap((call, slot) => VARIANTS.map((variant): GenericStream => ({
       call, variant, exchanges: [], elsewhere: [],
-      ...(variant === 'string token' ? { id: namedRequestId('stream'), token: `tok-${slot + 1}-${target.seed % 10_000}` } : variant === 'integer token' ? { id: requestId(), token: slot * 7 } : { id: requestId() }),
+      ...(variant === 'string token' ? { id: run.ids.named('stream'), token: `tok-${slot + 1}-${target.seed % 10_000}` } : variant === 'integer token' ? { id: run.ids.next(), token: slot * 7 } : { id: run.ids.next() }),
     })));
     tokens.push(...streams.flatMap((s) => (s.token === undefined ? [] : [s.token])));
     await Promise.all(streams.map(async (s) => {
@@ -163,9 +162,9 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
     // One instance after another, so a tool that streams is called no more than it takes to see it.
     for (const args of p.instances) {
       tried.set(p.t.name, [...(tried.get(p.t.name) ?? []), JSON.stringify(args)]);
-      const token = namedRequestId('probe');
+      const token = mcp.http.run.ids.named('probe');
       tokens.push(token);
-      const id = requestId();
+      const id = mcp.http.run.ids.next();
       const res = await mcp.call(p.t.name, args, { id, progressToken: token, timeoutMs: deadlineMs }).catch(() => undefined);
       // A call still running at the deadline is told to stop.
       if (!res || (!res.closed && res.readUntil !== 'response')) await mcp.cancel(id, 'the probe for progress is done');

@@ -1,12 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Per-run singletons. A conformance run is one function in one process, and a process may hold several runs
- * at once (the project's tests run them side by side): whatever a run keeps (its pacer, what it spent, the
- * keys it learnt, work its checks share) lives in the run's scope, found through the async context of the
- * code that asks. Code outside any run (a load command, a unit test) gets the process's own scope.
+ * The redactor's per-run memory: the aliases of the secrets a run redacted (src/kit/scrub.ts) and the
+ * spellings and matchers derived from them (src/kit/key-spellings.ts). Everything else a run keeps is in its
+ * RunState, handed down explicitly (src/engine/run-state.ts). These two are reached through the async context
+ * instead because `redact()` is called from some forty places, the reference service's stdio proxy and the
+ * load commands among them, none of which holds a run: a run opens a scope (`inNewScope`, src/engine/run.ts),
+ * so no run's aliases or secrets' spellings reach another; code outside any run gets the process's own scope.
  *
- * Each module declares the slots it keeps (`slot(name, make)`); a slot's value is made on first use in a scope.
+ * A slot (`slot(name, make)`) is made on first use in a scope.
  */
 export interface Slot<T> {
   readonly name: string;
@@ -42,16 +44,4 @@ export function inNewScope<T>(body: () => T): T {
 /** Whether the code asking runs inside a run's scope (not the process's own). */
 export function inRunScope(): boolean {
   return storage.getStore() !== undefined;
-}
-
-const MEMO = slot('memo', () => new Map<string, unknown>());
-
-/**
- * What the checks of a run share, made once per run by the first check that asks (the bootstrap suite's one
- * bootstrap, the streaming suite's round of streams): never across runs, whatever the process holds.
- */
-export function runOnce<T>(key: string, make: () => T): T {
-  const memo = scoped(MEMO);
-  if (!memo.has(key)) memo.set(key, make());
-  return memo.get(key) as T;
 }

@@ -5,7 +5,6 @@ import { primaryRevision, speakRevision, type SpokenRequest } from './revision-w
 import type { TargetInfo } from '../targets/target-info.js';
 import { NotTestable } from '../engine/verdict.js';
 import type { WireClient, WireResponse } from '../wire/client.js';
-import { requestId } from '../wire/request-ids.js';
 
 export interface PostOptions {
   /** The key to send: the target's by default, `null` for no Authorization header, or another value. */
@@ -81,7 +80,7 @@ export class McpSession {
   }
 
   request(method: string, params?: Record<string, unknown>, options: PostOptions & { id?: string | number } = {}): Promise<WireResponse> {
-    const id = options.id ?? requestId();
+    const id = options.id ?? this.http.run.ids.next();
     return this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) }, options);
   }
 

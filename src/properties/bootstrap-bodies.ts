@@ -1,7 +1,7 @@
 import type { BootstrapProperty } from '../budget/bootstrap-plan.js';
 import fc from 'fast-check';
 import { anyCodePoint } from './code-points.js';
-import { bootstrapPermit, budgetSpentReason } from '../budget/run-ledger.js';
+import { budgetSpentReason } from '../budget/run-ledger.js';
 import type { CheckContext } from '../engine/check.js';
 import type { WireResponse } from '../wire/client.js';
 
@@ -87,7 +87,7 @@ export async function bootstrap(c: CheckContext, body: Body | string): Promise<W
  */
 export async function runsAllowed(c: CheckContext, id: BootstrapProperty, wants: number): Promise<number | undefined> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (it creates a workspace and sends mail)');
-  const permit = bootstrapPermit(`property:${id}`, wants);
+  const permit = c.run.ledger.permit(`property:${id}`, wants);
   if (permit.granted < 1) c.notTestable(budgetSpentReason(`property ${id}`, permit.budget));
   if (permit.budget === undefined) return undefined;
   c.observe(`${permit.granted} run(s), not shrunk on failure: the property's share of the run's bootstrap budget (${permit.budget}, --bootstrap-budget)`);

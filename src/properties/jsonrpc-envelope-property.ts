@@ -6,7 +6,6 @@ import { isObject } from '../mcp/tool-result.js';
 import { bodyOf, classify, envelopeArb, showEnvelope, type Classified, type Envelope, type Kind } from './jsonrpc-envelopes.js';
 import { responsesOf } from './jsonrpc-replies.js';
 import { freshKey } from './workspaces.js';
-import { requestId } from '../wire/request-ids.js';
 import { withOwnSessions, type OwnSessions } from '../targets/own-sessions.js';
 
 /**
@@ -35,7 +34,7 @@ async function prepareEnvelopes(c: CheckContext, purpose: string, sessions: OwnS
     c.notTestable(`the envelope properties send 2025-era JSON-RPC envelopes; the target speaks only ${MODERN}, where every request must carry the _meta envelope`);
   }
   const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, purpose) : null;
-  const live = await c.mcp.post({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' }, { key });
+  const live = await c.mcp.post({ jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' }, { key });
   c.verify(live.status === 200 && isObject(responsesOf(live)[0]?.result), key === null ? 'tools/list is served (the control before the envelopes)' : 'tools/list with the key works (the control before the envelopes)', 200, c.brief(live));
   // No header (the server assumes 2025-03-26), or a 2025-era revision the target negotiates.
   return { key, revisions: [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], sessions };
@@ -66,7 +65,7 @@ export interface Exchanged { envelope: Envelope; what: Classified; res: WireResp
 
 /** Runs `search` with the envelopes' setup (prepareEnvelopes), then ends the sessions its ids went to. */
 export function withEnvelopes(c: CheckContext, purpose: string, search: (s: EnvelopeSetup) => Promise<void>): Promise<void> {
-  return withOwnSessions(c.target, async (sessions) => search(await prepareEnvelopes(c, purpose, sessions)));
+  return withOwnSessions(c.run, c.target, async (sessions) => search(await prepareEnvelopes(c, purpose, sessions)));
 }
 
 /** An envelope property: its own key, a generated envelope sent under a generated revision, the reply judged. */

@@ -8,7 +8,6 @@ import { isObject } from '../mcp/tool-result.js';
 import { invalidValues, schemaValidator, validValues, type InvalidValue, type SchemaValidator } from './schema-arbitrary.js';
 import { noValidArguments, searchValue, type SearchBounds } from './value-search.js';
 import { freshKey } from './workspaces.js';
-import { requestId } from '../wire/request-ids.js';
 import type { TargetInfo } from '../targets/target-info.js';
 
 /**
@@ -119,7 +118,7 @@ export function smallestInstance(t: Tool, hints: Record<string, unknown[]>, seed
 
 /** tools/call under a revision: no header, a 2025-era MCP-Protocol-Version, or the 2026-07-28 wire (_meta and Mcp-* headers). */
 export async function callTool(c: CheckContext, s: ToolSetup, call: Call): Promise<{ res: WireResponse; id: number }> {
-  const id = requestId();
+  const id = c.run.ids.next();
   // The user's --timeout, on our own server too: a shorter deadline found hangs sooner, but on a slow or busy
   // machine it also ended searches on replies that were merely late, and the mutants they search for went uncaught.
   const timeoutMs = c.target.timeoutMs;

@@ -14,7 +14,7 @@ export async function freshKey(c: CheckContext, purpose: string, plan = 'unlimit
     c.addSecret(apiKey);
     return apiKey;
   }
-  const own = await bootstrapWorkspace(c.target, [], 'fresh-key');
+  const own = await bootstrapWorkspace(c.run, c.target, [], 'fresh-key');
   if (own.key) {
     c.addSecret(own.key);
     return own.key;
@@ -44,7 +44,7 @@ export async function revokeKey(c: CheckContext, key: string): Promise<void> {
 async function adminCall(c: CheckContext, path: string, body: unknown): Promise<unknown> {
   const admin = c.target.admin;
   if (!admin) c.notTestable('minting and revoking keys needs the admin settings of the deployment; only the embedded target offers them to the harness');
-  const res = await adminPost(admin, path, body);
+  const res = await adminPost(c.run.pool, admin, path, body);
   const json = res.json() as { error?: string };
   if (res.status !== 200) throw new Error(`admin channel ${path}: ${res.status} ${json.error ?? ''}`);
   return json;

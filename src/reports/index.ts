@@ -4,7 +4,6 @@ import type { Results } from '../engine/results.js';
 import { makeDir } from '../kit/make-dir.js';
 import { scrubDeep, scrubText, Secrets } from '../kit/scrub.js';
 import type { TargetInfo } from '../targets/target-info.js';
-import { runKeys } from '../wire/key-sightings.js';
 import { TargetError } from '../targets/target.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary-md.js';
@@ -32,16 +31,17 @@ export interface ConformanceSecretInputs {
 }
 
 /**
- * The run's secrets, from its options, (once prepared) the target it ran against, and every key this process
- * learnt so far: keys bootstrapped inside checks, the interop matrix's, the admin channel's (src/wire/key-sightings.ts).
+ * The run's secrets, from its options, (once prepared) the target it ran against, and every key the run
+ * learnt so far (`learnt`, its key ledger's redaction list: keys bootstrapped inside checks, the interop
+ * matrix's, the admin channel's, src/wire/key-sightings.ts).
  */
-export function conformanceSecrets(options: ConformanceSecretInputs, info?: TargetInfo): Secrets {
+export function conformanceSecrets(options: ConformanceSecretInputs, info?: TargetInfo, learnt: readonly string[] = []): Secrets {
   const stdioEnv = Object.entries(info?.stdio?.env ?? {}).filter(([k]) => /key|token|secret|password/i.test(k)).map(([, v]) => v);
   return Secrets.from({
     values: [
       options.apiKey, options.otherKey, options.revokedKey,
       info?.apiKey, info?.otherKey, info?.revokedKey, info?.admin?.token, info?.sessionId, ...stdioEnv,
-      ...runKeys().redaction(),
+      ...learnt,
     ],
     headers: { ...info?.headers, ...options.headers },
     urls: [options.baseUrl, options.mcpUrl, options.mailboxUrl, info?.baseUrl, info?.mcpUrl, info?.mailboxUrl, info?.admin?.url],

@@ -1,5 +1,6 @@
 import { NotTestable, Throttled } from '../engine/verdict.js';
 import { WireClient } from '../wire/client.js';
+import { RunState } from '../engine/run-state.js';
 import { DEFAULT_WAIT_BUDGET_MS } from '../engine/run-options.js';
 import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
@@ -13,14 +14,14 @@ export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: 
  * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks, for `waitMs`
  * at most (a throttle that outlasts it is a refusal). Never throws: a refusal says why.
  */
-export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = [], waitMs = DEFAULT_WAIT_BUDGET_MS): Promise<BootstrapOutcome> {
+export async function tryBootstrapKey(run: RunState, baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = [], waitMs = DEFAULT_WAIT_BUDGET_MS): Promise<BootstrapOutcome> {
   counter += 1;
   const humanEmail = `conformance+${Date.now().toString(36)}${counter}@example.com`;
   const url = `${baseUrl}/api/agent/bootstrap`;
   let res;
   try {
     // Bounded like a check: a Retry-After beyond `waitMs` is a refusal now, not a wait of minutes.
-    const client = new WireClient(log, () => [], timeoutMs, { deadlineAt: performance.now() + waitMs, deadlineMs: waitMs, deadlineOwner: `bootstrap ${label}` });
+    const client = new WireClient(log, () => [], timeoutMs, { deadlineAt: performance.now() + waitMs, deadlineMs: waitMs, deadlineOwner: `bootstrap ${label}`, run });
     res = await client.request(url, {
       method: 'POST',
       json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
@@ -35,9 +36,12 @@ export async function tryBootstrapKey(baseUrl: string, label: string, timeoutMs:
   return { apiKey: body.apiKey, humanEmail, ...(typeof body.claimUrl === 'string' && { claimUrl: body.claimUrl }) };
 }
 
-/** A fresh workspace key, or a TargetError (for callers that cannot go on without one: load runs, embedded). */
-export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
-  const outcome = await tryBootstrapKey(baseUrl, label, timeoutMs);
+/**
+ * A fresh workspace key, or a TargetError (for callers that cannot go on without one: load runs, embedded). A
+ * conformance run's preparation counts it in its `run`; a load command's bootstrap is a run of its own.
+ */
+export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number, run = new RunState()): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
+  const outcome = await tryBootstrapKey(run, baseUrl, label, timeoutMs);
   if ('refused' in outcome) throw new TargetError(`${outcome.refused}; give keys with --api-key instead`);
   return outcome;
 }

@@ -6,6 +6,7 @@ import { loopbackContainer } from './loopback-container.js';
 import { loadTestcontainers } from './testcontainers.js';
 import type { TargetInfo } from './target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
+import type { RunState } from '../engine/run-state.js';
 import type { TargetBase } from './embedded.js';
 import { TargetError, type PreparedTarget } from './target.js';
 import { freePort } from '../kit/free-port.js';
@@ -198,12 +199,12 @@ async function buildAndRun(config: ConfigOverrides, log: (m: string) => void): P
  * endpoint; a third key is revoked with the admin command inside the container. Mail stays in the
  * container's outbox, so the claim-mail check is not testable here.
  */
-export async function prepareContainer(base: TargetBase): Promise<PreparedTarget> {
+export async function prepareContainer(run: RunState, base: TargetBase): Promise<PreparedTarget> {
   const log = (m: string) => console.error(`container: ${m}`);
   const { baseUrl, container: started, close } = await startReferenceContainer(CONFORMANCE_CONFIG, log);
 
   try {
-    const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, base.timeoutMs)));
+    const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, base.timeoutMs, run)));
     const revokedKey = await revokedKeyIn(started, baseUrl, base.timeoutMs).catch((err: Error) => {
       log(`no revoked key (${err.message}); the revocation check will be not testable`);
       return undefined;

@@ -1,5 +1,6 @@
 import type { TargetInfo } from './target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
+import type { RunState } from '../engine/run-state.js';
 import { unusableKeyReason } from '../kit/key-form.js';
 import { adminPost } from './admin-call.js';
 import { startServerThread } from './embedded-thread.js';
@@ -13,15 +14,15 @@ export type TargetBase = Omit<TargetInfo, 'kind' | 'baseUrl' | 'mcpUrl' | 'canBo
  * own traffic never trips the rate limiter, while a bounded burst does. `mutant` starts a deliberately
  * broken variant instead.
  */
-export async function prepareEmbedded(base: TargetBase, mutantName?: string): Promise<PreparedTarget> {
+export async function prepareEmbedded(run: RunState, base: TargetBase, mutantName?: string): Promise<PreparedTarget> {
   const server = await startServerThread(mutantName).catch((err: unknown) => {
     throw new TargetError((err as Error).message);
   });
   try {
-    const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, base.timeoutMs)));
+    const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, base.timeoutMs, run)));
     // Revoked as an admin revokes it in the settings: through the service's own admin channel. A mutant that
     // hands out keys other than those it stores has none to revoke (404): that key then stays as it is.
-    const { status } = await adminPost(server.admin, '/keys/revoke', { key: revoked!.apiKey });
+    const { status } = await adminPost(run.pool, server.admin, '/keys/revoke', { key: revoked!.apiKey });
     if ((status < 200 || status > 299) && status !== 404) throw new TargetError(`the embedded reference server's admin channel answered /keys/revoke with ${status}`);
     // A key that cannot be a Bearer credential is judged once (bootstrap-key-b64token), never sent by the run.
     const unusable = (key: string) => unusableKeyReason(key);

@@ -1,3 +1,4 @@
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { poolRequest } from '../wire/connections.js';
 import { TargetError } from './target.js';
 
@@ -5,9 +6,9 @@ import { TargetError } from './target.js';
 export interface PreflightReply { status: number; contentType: string; head: string }
 
 /** One POST before a run (the body read up to 2 KB, the rest dropped), or a TargetError when nothing answers. */
-export async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PreflightReply> {
+export async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number, pool: Dispatcher = getGlobalDispatcher()): Promise<PreflightReply> {
   try {
-    const res = await poolRequest(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await poolRequest(pool, url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     let head = '';
     for await (const chunk of res.body) {
       head += (chunk as Buffer).toString('utf8');
@@ -26,9 +27,9 @@ export async function postOnce(url: string, headers: Record<string, string>, bod
  * JSON in, JSON or a stream out): every command given a key tries it once, before it spends anything on the
  * deployment, and stops on a refusal. `headers` go with it (a run's `--header`s); the key is the one sent.
  */
-export async function keyStatus(mcpUrl: string, key: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<number> {
+export async function keyStatus(mcpUrl: string, key: string, timeoutMs: number, headers: Record<string, string> = {}, pool: Dispatcher = getGlobalDispatcher()): Promise<number> {
   return (await postOnce(mcpUrl, {
     'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18',
     ...headers, authorization: `Bearer ${key}`,
-  }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', timeoutMs)).status;
+  }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', timeoutMs, pool)).status;
 }

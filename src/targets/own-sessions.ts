@@ -1,3 +1,4 @@
+import type { RunState } from '../engine/run-state.js';
 import type { Revision } from '../catalog/types.js';
 import type { TargetInfo } from './target-info.js';
 import { openSession, sessionRevision, type OpenedSession } from './session-lifecycle.js';
@@ -24,7 +25,7 @@ export class OwnSessions {
   /** Requests sent side by side take their sessions one after another. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly info: TargetInfo) {}
+  constructor(private readonly run: RunState, private readonly info: TargetInfo) {}
 
   /**
    * The `Mcp-Session-Id` header to send `body` (JSON text, or a value) with under `revision` (its
@@ -54,7 +55,7 @@ export class OwnSessions {
     while (this.old.length > OLD_SESSIONS_KEPT) this.ended.push(this.old.shift()!.close());
     // A revision the server does not negotiate (or the 2026-07-28 wire, which has no sessions): its newest session revision.
     const at = this.info.revisions.includes(revision) && revision !== '2026-07-28' ? revision : sessionRevision(this.info);
-    const session = at ? await openSession(this.info, at) : undefined;
+    const session = at ? await openSession(this.run, this.info, at) : undefined;
     const next = session ? { session, used: new Set<string>() } : undefined;
     if (next) this.current.set(revision, next);
     else this.current.delete(revision);
@@ -71,8 +72,8 @@ export class OwnSessions {
 }
 
 /** Runs `work` with sessions of its own on `info`'s target, and ends them whatever `work` does. */
-export async function withOwnSessions<T>(info: TargetInfo, work: (own: OwnSessions) => Promise<T>): Promise<T> {
-  const own = new OwnSessions(info);
+export async function withOwnSessions<T>(run: RunState, info: TargetInfo, work: (own: OwnSessions) => Promise<T>): Promise<T> {
+  const own = new OwnSessions(run, info);
   try {
     return await work(own);
   } finally {

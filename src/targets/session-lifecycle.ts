@@ -1,8 +1,7 @@
 import { poolRequest } from '../wire/connections.js';
-import { addSpent } from '../budget/tally.js';
+import type { RunState } from '../engine/run-state.js';
 import type { Revision } from '../catalog/types.js';
 import type { TargetInfo } from './target-info.js';
-import { namedRequestId } from '../wire/request-ids.js';
 
 /**
  * The session lifecycle of a stateful Streamable HTTP server (MCP 2025-03-26 to 2025-11-25, "Session
@@ -51,9 +50,9 @@ export function sessionHeaders(revision: Revision, sessionId: string | undefined
   };
 }
 
-async function send(info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
-  addSpent({ requests: 1 }); // the run's ledger counts housekeeping too
-  const res = await poolRequest(info.mcpUrl, {
+async function send(run: RunState, info: TargetInfo, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) {
+  run.tally.add({ requests: 1 }); // the run's tally counts housekeeping too
+  const res = await poolRequest(run.pool, info.mcpUrl, {
     method, headers, ...(body !== undefined && { body: JSON.stringify(body) }),
     headersTimeout: HOUSEKEEPING_TIMEOUT_MS, bodyTimeout: HOUSEKEEPING_TIMEOUT_MS,
   });
@@ -76,14 +75,14 @@ export interface OpenedSession {
  * MUST include it in the `MCP-Session-Id` header on all of their subsequent HTTP requests":
  * `notifications/initialized` with it. Undefined when the server answers without one (it keeps no session).
  */
-export async function openSession(info: TargetInfo, revision: Revision): Promise<OpenedSession | undefined> {
+export async function openSession(run: RunState, info: TargetInfo, revision: Revision): Promise<OpenedSession | undefined> {
   let sessionId: string | undefined;
   try {
-    const init = await send(info, 'POST', baseHeaders(info), { jsonrpc: '2.0', id: namedRequestId('harness-session-init'), method: 'initialize', params: initializeParams(revision) });
+    const init = await send(run, info, 'POST', baseHeaders(info), { jsonrpc: '2.0', id: run.ids.named('harness-session-init'), method: 'initialize', params: initializeParams(revision) });
     if (init.status !== 200 || init.sessionId === undefined) return undefined;
     sessionId = init.sessionId;
     // Its answer (202 or not) is the jsonrpc suite's business; a session server serves requests either way.
-    await send(info, 'POST', { ...baseHeaders(info), ...sessionHeaders(revision, sessionId) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    await send(run, info, 'POST', { ...baseHeaders(info), ...sessionHeaders(revision, sessionId) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
   } catch {
     // An unreachable target is reported by the checks, each with its own wire log.
     if (sessionId === undefined) return undefined;
@@ -94,7 +93,7 @@ export async function openSession(info: TargetInfo, revision: Revision): Promise
     async close() {
       // "Clients that no longer need a particular session [...] SHOULD send an HTTP DELETE to the MCP endpoint
       // with the MCP-Session-Id header" (405 means the server does not allow it: nothing more to do).
-      await send(info, 'DELETE', { ...baseHeaders(info), ...sessionHeaders(revision, id) }).catch(() => undefined);
+      await send(run, info, 'DELETE', { ...baseHeaders(info), ...sessionHeaders(revision, id) }).catch(() => undefined);
     },
   };
 }
@@ -103,12 +102,12 @@ export async function openSession(info: TargetInfo, revision: Revision): Promise
  * Finds out whether the server wants a session, and opens the run's one if so (`openSession`); its id goes to
  * `info.sessionId`, which every later request of the run carries (McpSession.headers).
  */
-export async function openRunSession(info: TargetInfo): Promise<RunSession> {
+export async function openRunSession(run: RunState, info: TargetInfo): Promise<RunSession> {
   const none: RunSession = { close: async () => {} };
   const revision = sessionRevision(info);
   // A 2026-07-28-only server has no handshake and no sessions; stdio sessions are the proxy's business.
   if (revision === undefined || info.kind === 'stdio') return none;
-  const session = await openSession(info, revision);
+  const session = await openSession(run, info, revision);
   if (!session) return none;
   info.sessionId = session.sessionId;
   return session;

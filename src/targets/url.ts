@@ -1,4 +1,4 @@
-import { addSpent } from '../budget/tally.js';
+import type { RunState } from '../engine/run-state.js';
 import type { TargetInfo } from './target-info.js';
 import { keyPrefixOf, tryBootstrapKey } from './bootstrap-keys.js';
 import { unusableKeyReason } from '../kit/key-form.js';
@@ -14,10 +14,10 @@ import { notMcpReason } from './endpoint-preflight.js';
  * bootstrap rows judge the refusal, and rows that need a missing key are not testable with the reason.
  * With `mcpUrl` (the generic profile), the endpoint is used as is and bootstrap is not attempted.
  */
-export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
+export async function prepareUrl(run: RunState, base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
-  addSpent({ requests: 1 });
-  const reply = await postOnce(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs);
+  run.tally.add({ requests: 1 });
+  const reply = await postOnce(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs, run.pool);
   // No MCP endpoint where the service keeps one: a wrong URL, not a service to judge (its requests would all be 404s).
   if (reply.status === 404) {
     const path = new URL(baseUrl).pathname.replace(/\/$/, '');
@@ -32,10 +32,10 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
   // Before the first bootstrap or write: a key the service refuses is the user's mistake, not 40 failing rows.
   for (const [option, env, key, source] of [['--api-key', 'MCP_API_KEY', base.apiKey, base.keySources?.apiKey], ['--other-key', 'MCP_OTHER_KEY', base.otherKey, base.keySources?.otherKey]] as const) {
     if (!key) continue;
-    addSpent({ requests: 1 });
+    run.tally.add({ requests: 1 });
     // Name where the key came from: a key from the environment is not "the key given with --api-key".
     const from = source === env ? `the key from the environment variable ${env}` : `the key given with ${option}`;
-    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers) === 401) throw new TargetError(`the service refused ${from} (401 to tools/list at ${endpoint}); give a live key (${option} or ${env})`);
+    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers, run.pool) === 401) throw new TargetError(`the service refused ${from} (401 to tools/list at ${endpoint}); give a live key (${option} or ${env})`);
   }
   const service = base.profile.kind === 'service';
   const origin = baseUrl.replace(/\/$/, '');
@@ -49,7 +49,7 @@ export async function prepareUrl(base: TargetBase, baseUrl: string, mcpUrl?: str
       return undefined;
     }
     bootstrapsUsed += 1;
-    const outcome = await tryBootstrapKey(origin, label, base.timeoutMs);
+    const outcome = await tryBootstrapKey(run, origin, label, base.timeoutMs);
     if ('refused' in outcome) {
       refusals.push(outcome.refused);
       return undefined;

@@ -1,17 +1,16 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { bucketOf, OUTSIDE_A_CHECK, runPacer, type WaitRoom } from '../budget/pacer.js';
-import { countExchange } from '../budget/tally.js';
+import { bucketOf, OUTSIDE_A_CHECK, type WaitRoom } from '../budget/pacer.js';
+import type { RunState } from '../engine/run-state.js';
 import { markHarnessCause, markServiceFault, TargetLost, Throttled } from '../engine/verdict.js';
 import { stalledMs } from '../kit/harness-load.js';
-import { isConnectionError, targetGone } from './target-liveness.js';
+import { isConnectionError } from './target-liveness.js';
 import { createBodyDecoder, withoutBom, type BodyBytes } from './body-decoder.js';
 import type { Exchange, SseEvent } from './exchange.js';
-import { runKeys, requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
+import { requestLine, type InspectedReply, type KeySighting } from './key-sightings.js';
 import { redact, redactHeaders } from './redact.js';
 import { refuseRedirect } from './redirect.js';
-import { isStaleConnection, onFreshConnection, runPool } from './connections.js';
+import { isStaleConnection, onFreshConnection } from './connections.js';
 import { createSseReader } from './sse-reader.js';
-import { noteReply } from './server-errors.js';
 
 export interface WireRequest {
   method?: string;
@@ -76,6 +75,8 @@ export interface WireOptions {
   deadlineOwner?: string;
   /** Aborts every request of the client: its check's deadline passed. */
   signal?: AbortSignal;
+  /** The run the client sends for: its pacer, pool, id space, key ledger and tally (src/engine/run-state.ts). */
+  run: RunState;
 }
 
 /**
@@ -86,13 +87,17 @@ export interface WireOptions {
 export class WireClient {
   /** Replies to this client's requests that carried a key the run holds (src/wire/key-sightings.ts). */
   readonly keySightings: KeySighting[] = [];
+  /** The run it sends for. */
+  readonly run: RunState;
 
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
     readonly defaultTimeoutMs: number,
-    readonly options: WireOptions = {},
-  ) {}
+    readonly options: WireOptions,
+  ) {
+    this.run = options.run;
+  }
 
   /**
    * Sends one request. A 429 is waited out as the deployment says, within the run-wide wait budget and the
@@ -103,13 +108,13 @@ export class WireClient {
     if (this.options.pace === false) return this.sent(url, req);
     const bucket = bucketOf(url, req.headers ?? {});
     for (let attempt = 0; ; attempt++) {
-      await runPacer().before(bucket, this.waitRoom());
+      await this.run.pacer.before(bucket, this.waitRoom());
       const res = await this.sent(url, req);
       if (req.throttleIsAnswer) {
-        runPacer().learn(bucket, res.status, res.headers);
+        this.run.pacer.learn(bucket, res.status, res.headers);
         return res;
       }
-      const { again, throttled } = await runPacer().next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
+      const { again, throttled } = await this.run.pacer.next(bucket, url, attempt, res.status, res.headers, this.waitRoom());
       if (throttled) throw new Throttled(throttled.message, { status: res.status, ...(throttled.retryAfter !== undefined && { 'retry-after': throttled.retryAfter }), attempts: attempt + 1 });
       if (!again) return res;
       // Sent again once the pacer's `before` has waited out the bucket the 429 held.
@@ -123,7 +128,7 @@ export class WireClient {
    */
   private async sent(url: string, req: WireRequest): Promise<WireResponse> {
     try {
-      return await this.once(url, req, runPool());
+      return await this.once(url, req, this.run.pool);
     } catch (err) {
       if (!isStaleConnection(err) || req.signal?.aborted || this.options.signal?.aborted || passedDeadline(err) || err instanceof TargetLost) throw err;
       return onFreshConnection(url, (dispatcher) => this.once(url, req, dispatcher));
@@ -141,7 +146,7 @@ export class WireClient {
   }
 
   /** Another client of the same check (its own log and secrets): the same pacing and deadline. */
-  sibling(log: Exchange[], secrets: () => readonly string[], options: WireOptions = {}): WireClient {
+  sibling(log: Exchange[], secrets: () => readonly string[], options: Partial<WireOptions> = {}): WireClient {
     return new WireClient(log, secrets, this.defaultTimeoutMs, { ...this.options, ...options });
   }
 
@@ -159,7 +164,7 @@ export class WireClient {
     }
     const sentText = body === undefined || typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
     // The keys this run learnt (bootstrap replies, other checks' fresh workspaces) are redacted too.
-    let secrets = [...this.secrets(), ...runKeys().redaction()];
+    let secrets = [...this.secrets(), ...this.run.keys.redaction()];
     const record: Exchange = {
       request: { method, url: redact(url, secrets), headers: redactHeaders(lower(headers), secrets), ...(sentText !== undefined && { body: keptRedacted(sentText, secrets) }) },
       startedAt: new Date().toISOString(),
@@ -244,26 +249,26 @@ export class WireClient {
       } else if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
         response.json = tryJson(text);
       }
-      countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
+      this.run.tally.countExchange(url, method, typeof body === 'string' ? body : undefined, res.statusCode, response);
       // A key this reply minted is known before the reply is recorded, so the record never holds it.
-      const minted = runKeys().learnFromReply(url, method, res.statusCode, response.json);
-      if (minted.length > 0) secrets = [...this.secrets(), ...runKeys().redaction()];
+      const minted = this.run.keys.learnFromReply(url, method, res.statusCode, response.json);
+      if (minted.length > 0) secrets = [...this.secrets(), ...this.run.keys.redaction()];
       record.response = {
         status: res.statusCode, headers: redactHeaders(resHeaders, secrets), closed, ...(readUntil && { readUntil }), headersAt: round(headersAt), endAt: round(endAt),
         ...((bytes.bom || !bytes.utf8) && { bytes }),
         ...(isSse ? { events: events.map((e) => ({ ...e, at: round(e.at), data: keptRedacted(e.data, secrets) })) } : { body: keptRedacted(text, secrets) }),
       };
-      noteReply(url, method, sentText, res.statusCode, record);
+      this.run.serverErrors.note(url, method, sentText, res.statusCode, record);
       inspected = {
         url, request: requestLine(method, record.request.url, record.request.body), requestBody: sentText, status: res.statusCode,
         headers: resHeaders, ...(isSse ? { events } : { body: text }), minted, exchange: record,
       };
       return response;
     } catch (err) {
-      countExchange(url, method, undefined, 0, {});
+      this.run.tally.countExchange(url, method, undefined, 0, {});
       record.error = redact(err instanceof Error ? `${err.name}: ${err.message}` : String(err), secrets);
       // A target that accepts no connection any more went away: nothing of this check can be judged.
-      if (!abort.signal.aborted && isConnectionError(err) && await targetGone(url)) throw new TargetLost(`${method} ${new URL(url).pathname} at ${record.startedAt}: ${record.error}`);
+      if (!abort.signal.aborted && isConnectionError(err) && await this.run.liveness.gone(url)) throw new TargetLost(`${method} ${new URL(url).pathname} at ${record.startedAt}: ${record.error}`);
       // The request's own deadline (not the check's): callers that chose it may judge it apart (passedDeadline).
       const code = (err as { code?: unknown }).code;
       if (deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -278,7 +283,7 @@ export class WireClient {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
       // Outside the try: a fault in the inspection is the harness's own error, never the service's.
-      if (inspected) this.note(runKeys().inspect(inspected));
+      if (inspected) this.note(this.run.keys.inspect(inspected));
     }
   }
 }

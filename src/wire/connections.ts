@@ -1,10 +1,9 @@
 import { Agent, Client, fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
-import { scoped, slot } from '../kit/run-scope.js';
 
 /**
  * The connections a run opens, and how a request that met a dead one is sent again.
  *
- * Each run owns its connection pool (an undici Agent in the run's scope), closed when the run ends: runs in
+ * Each run owns its connection pool (an undici Agent, src/engine/run-state.ts), closed when the run ends: runs in
  * one process share no kept-alive connection, and none outlives its run. (undici's global dispatcher, which
  * every request used before, kept the first run's connections open into the next run.)
  *
@@ -14,20 +13,12 @@ import { scoped, slot } from '../kit/run-scope.js';
  * the server closed its idle connections, so every idle connection of the pool may be dead at once, and a
  * retry through the pool can meet the next dead one: the retry goes over a connection of its own instead.
  */
-const RUN_POOL = slot('connection pool', () => new Agent({
-  // The server's Keep-Alive hint less 2 s (undici's threshold), and never past 4 s: node's servers close an
-  // idle connection after 5 s, and a busy harness reads that close late.
-  keepAliveMaxTimeout: 4_000,
-}));
-
-/** The run's connection pool (the process's own outside a run). */
-export function runPool(): Dispatcher {
-  return scoped(RUN_POOL);
-}
-
-/** Closes the run's pool at the run's end: open streams are cut, idle connections closed. */
-export async function closeRunPool(): Promise<void> {
-  await scoped(RUN_POOL).destroy().catch(() => {});
+export function newRunPool(): Agent {
+  return new Agent({
+    // The server's Keep-Alive hint less 2 s (undici's threshold), and never past 4 s: node's servers close an
+    // idle connection after 5 s, and a busy harness reads that close late.
+    keepAliveMaxTimeout: 4_000,
+  });
 }
 
 /** Whether a request failed on its connection before any reply: a reset or close, not the server's answer. */
@@ -59,10 +50,10 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  * whose pooled connection was dead before any reply is sent once more on a connection of its own, when its
  * body can be sent again.
  */
-export const runFetch: Fetch = async (input, init) => {
+export const poolFetch = (pool: Dispatcher): Fetch => async (input, init) => {
   const send = (dispatcher: Dispatcher) => undiciFetch(input, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
   try {
-    return await send(runPool());
+    return await send(pool);
   } catch (err) {
     const replayable = init?.body === undefined || init.body === null || typeof init.body === 'string';
     if (!replayable || init?.signal?.aborted || !isStaleConnection(err)) throw err;
@@ -76,9 +67,9 @@ type RequestOptions = NonNullable<Parameters<typeof undiciRequest>[1]>;
  * undici's request through the run's pool, for the harness's housekeeping (revision detection, sessions, the
  * admin channel): a request whose pooled connection was dead before any reply goes once more on its own.
  */
-export async function poolRequest(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData<unknown>> {
+export async function poolRequest(pool: Dispatcher, url: string, options: RequestOptions): Promise<Dispatcher.ResponseData<unknown>> {
   try {
-    return await undiciRequest(url, { ...options, dispatcher: runPool() });
+    return await undiciRequest(url, { ...options, dispatcher: pool });
   } catch (err) {
     if (!isStaleConnection(err) || (options.signal as AbortSignal | undefined)?.aborted) throw err;
     return onFreshConnection(url, (dispatcher) => undiciRequest(url, { ...options, dispatcher }));

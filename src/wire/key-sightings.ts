@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { SpellingMatcher } from '../kit/key-spellings.js';
 import type { Exchange } from './exchange.js';
-import { scoped, slot } from '../kit/run-scope.js';
 
 /*
  * The keys a run holds, and the replies that carried one. Every recorder of the service's replies (the wire
@@ -10,7 +9,7 @@ import { scoped, slot } from '../kit/run-scope.js';
  * report door redact it in every spelling), and a reply that carries a known key in any spelling
  * (src/kit/key-spellings.ts) is noted as a sighting, naming the key's role and the spelling, never the key.
  *
- * Each run keeps its own ledger in its scope (src/kit/run-scope.ts): the report door then knows every key the
+ * Each run keeps its own ledger (src/engine/run-state.ts): the report door then knows every key the
  * run held, and `auth-key-never-echoed` sees every sighting (src/judging/key-echoes.ts). Keys never go into a record.
  */
 
@@ -232,12 +231,6 @@ function isBootstrap(url: string): boolean {
   }
 }
 
-/** The run's ledger of keys and sightings (src/kit/run-scope.ts: each run its own). */
-const KEYS = slot('keys', () => new KeyLedger());
-
-export function runKeys(): KeyLedger {
-  return scoped(KEYS);
-}
 
 /** `POST <url> (tools/call <name>)`: a request in a line, for a sighting. */
 export function requestLine(method: string, url: string, body: string | undefined): string {

@@ -1,5 +1,3 @@
-import { scoped, slot } from '../kit/run-scope.js';
-
 /**
  * The run's one space of request ids. MCP basic/index, Requests: "The request ID MUST NOT have been previously
  * used by the requestor within the same session." Every request the harness builds draws its id here, whatever
@@ -7,14 +5,16 @@ import { scoped, slot } from '../kit/run-scope.js';
  * Ids a property generates as its subject (the envelope properties') are not drawn: on a stateful server they go
  * to sessions of their own (src/targets/own-sessions.ts).
  */
-const COUNTER = slot('request-ids', () => ({ next: 1 }));
+export class RequestIds {
+  private last = 0;
 
-/** A new integer id, never used in this run. */
-export function requestId(): number {
-  return scoped(COUNTER).next++;
-}
+  /** A new integer id, never used in this run. */
+  next(): number {
+    return ++this.last;
+  }
 
-/** A new string id, `<name>-<n>`, never used in this run: a name says in the wire log which check sent it. */
-export function namedRequestId(name: string): string {
-  return `${name}-${requestId()}`;
+  /** A new string id, `<name>-<n>`, never used in this run: a name says in the wire log which check sent it. */
+  named(name: string): string {
+    return `${name}-${this.next()}`;
+  }
 }

@@ -1,4 +1,3 @@
-import { slot, scoped } from '../kit/run-scope.js';
 import type { CheckRecord } from '../engine/verdict.js';
 import type { Exchange } from './exchange.js';
 import { currentCheck } from './key-sightings.js';
@@ -20,7 +19,7 @@ const KEPT = 10;
  * three tools/call shapes always sent) make sure such messages go out; this makes the verdict independent of
  * which check, or which seed, met the 5xx.
  */
-class ServerErrorLedger {
+export class ServerErrorLedger {
   readonly sightings: ServerErrorSighting[] = [];
   /** Sightings beyond KEPT, per URL. */
   readonly leftOut = new Map<string, number>();
@@ -42,16 +41,7 @@ class ServerErrorLedger {
   }
 }
 
-const LEDGER = slot('server errors', () => new ServerErrorLedger());
-
-/** Notes a reply of the target (the wire client calls it for every exchange it records). */
-export function noteReply(url: string, method: string, body: string | undefined, status: number, exchange: Exchange): void {
-  scoped(LEDGER).note(url, method, body, status, exchange);
-}
-
-/** The run-wide record of `jsonrpc-no-5xx` for the MCP endpoint `mcpUrl`, once every check has ended. */
-export function serverErrorRecord(mcpUrl: string): CheckRecord {
-  const ledger = scoped(LEDGER);
+export function serverErrorRecord(ledger: ServerErrorLedger, mcpUrl: string): CheckRecord {
   const endpoint = mcpUrl.split('?', 1)[0]!;
   const sightings = ledger.sightings.filter((s) => s.at === endpoint);
   const sent = ledger.sent.get(endpoint) ?? 0;

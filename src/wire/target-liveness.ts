@@ -1,5 +1,4 @@
 import { connect } from 'node:net';
-import { scoped, slot } from '../kit/run-scope.js';
 import type { Exchange } from './exchange.js';
 
 /**
@@ -21,16 +20,21 @@ export function isConnectionError(err: unknown): boolean {
   return false;
 }
 
-/** Origins found gone: once gone, a target stays gone for the run (it is not probed again); another run probes afresh. */
-const GONE = slot('targets gone', () => new Set<string>());
-
 /** How long a TCP connect to the target may take before the target counts as gone. */
 const PROBE_MS = 2000;
 
-/** Whether nothing accepts a TCP connection at the URL's host and port any more. */
-export async function targetGone(url: string): Promise<boolean> {
+/** The origins a run found gone: once gone, a target stays gone for the run (it is not probed again); another run probes afresh. */
+export class TargetLiveness {
+  private readonly goneOrigins = new Set<string>();
+
+  /** Whether nothing accepts a TCP connection at the URL's host and port any more. */
+  gone(url: string): Promise<boolean> {
+    return probeGone(url, this.goneOrigins);
+  }
+}
+
+async function probeGone(url: string, gone: Set<string>): Promise<boolean> {
   const { hostname, port, protocol, origin } = new URL(url);
-  const gone = scoped(GONE);
   if (gone.has(origin)) return true;
   const alive = await new Promise<boolean>((resolve) => {
     const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) || (protocol === 'https:' ? 443 : 80) });

@@ -4,7 +4,6 @@ import { finalMessage } from '../../src/mcp/mcp-session.js';
 import { applyKeyEdit, describeKeyEdit, keyEditArbitrary } from '../../src/properties/key-mutations.js';
 import { freshKey } from '../../src/properties/workspaces.js';
 import type { WireResponse } from '../../src/wire/client.js';
-import { requestId } from '../../src/wire/request-ids.js';
 
 const { check, describe, seal } = defineSuite('properties/auth');
 
@@ -15,7 +14,7 @@ const { check, describe, seal } = defineSuite('properties/auth');
  */
 
 /** tools/list with an id of the run's own (src/wire/request-ids.ts). */
-const list = () => ({ jsonrpc: '2.0', id: requestId(), method: 'tools/list' });
+const list = (c: CheckContext) => ({ jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' });
 
 /** The refusal every invalid credential gets: 401, no JSON-RPC result, the credential not repeated. */
 function verifyRefused(c: CheckContext, res: WireResponse, credential: string, what: string): void {
@@ -32,7 +31,7 @@ describe.concurrent('auth properties', () => {
   // removed or changed is another key.) "Invalid or expired tokens MUST receive a HTTP 401 response."
   check(['auth-altered-key-401', 'auth-key-not-echoed'], 'property: every single-character edit, truncation or extension of a live key gets 401', async (c) => {
     const key = await freshKey(c, 'auth-key-edits');
-    const live = await c.mcp.post(list(), { key });
+    const live = await c.mcp.post(list(c), { key });
     c.verify(live.status === 200 && finalMessage(live)?.result !== undefined, 'the unedited key works', 200, live.status);
     await c.property({
       arbitrary: keyEditArbitrary,
@@ -40,7 +39,7 @@ describe.concurrent('auth properties', () => {
       predicate: async (edit) => {
         const edited = applyKeyEdit(key, edit);
         if (edited === key) return true; // replacing a character by itself
-        verifyRefused(c, await c.mcp.post(list(), { key: edited, refusal: true }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
+        verifyRefused(c, await c.mcp.post(list(c), { key: edited, refusal: true }), edited, `the key with ${describeKeyEdit(edit, key.length)}`);
         return true;
       },
     });
@@ -63,7 +62,7 @@ describe.concurrent('auth properties', () => {
       arbitrary: value,
       predicate: async (authorization) => {
         if (authorization.includes(key)) return true;
-        verifyRefused(c, await c.mcp.post(list(), { key: null, headers: { authorization }, refusal: true }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
+        verifyRefused(c, await c.mcp.post(list(c), { key: null, headers: { authorization }, refusal: true }), authorization.replace(/^\S+\s+/, ''), `Authorization ${JSON.stringify(authorization.slice(0, 40))}`);
         return true;
       },
     });

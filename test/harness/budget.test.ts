@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { allocate, FULL_PLAN, SHARES } from '../../src/budget/bootstrap-plan.js';
-import { bootstrapPermit, openLedger, RunLedger } from '../../src/budget/run-ledger.js';
-import { inNewScope } from '../../src/kit/run-scope.js';
+import { RunLedger } from '../../src/budget/run-ledger.js';
 import { bucketOf, holdBackMs } from '../../src/budget/pacer.js';
-import { addSpent, countExchange, takeSpent } from '../../src/budget/tally.js';
+import { Tally } from '../../src/budget/tally.js';
+import { RunState } from '../../src/engine/run-state.js';
 import type { TargetInfo } from '../../src/targets/target-info.js';
 
 describe('bootstrap plan', () => {
@@ -41,15 +41,18 @@ describe('the run ledger', () => {
     expect(new RunLedger({ waitMs: 0 }).permit('property:bootstrap-valid-bodies', 60).granted).toBe(60);
   });
 
-  it('each run keeps its own ledger and counts; outside any run nothing is bounded', async () => {
-    const spentIn = (requests: number) => inNewScope(async () => {
-      openLedger({ bootstraps: 1, waitMs: 0 });
-      addSpent({ requests });
+  it('each run keeps its own ledger and counts; until the run opens its ledger nothing is bounded', async () => {
+    const spentIn = async (requests: number) => {
+      const run = new RunState();
+      expect(run.ledger.permit('bootstrap-reply', 60).granted).toBe(60);
+      run.openLedger({ bootstraps: 1, waitMs: 0 });
+      run.tally.add({ requests });
       await new Promise((resolve) => setTimeout(resolve, 5)); // the other run counts meanwhile
-      return { spent: takeSpent().requests, permit: bootstrapPermit('bootstrap-reply', 2).granted };
-    });
+      const out = { spent: run.tally.take().requests, permit: run.ledger.permit('bootstrap-reply', 2).granted };
+      await run.close();
+      return out;
+    };
     expect(await Promise.all([spentIn(3), spentIn(5)])).toEqual([{ spent: 3, permit: 1 }, { spent: 5, permit: 1 }]);
-    expect(bootstrapPermit('bootstrap-reply', 60).granted).toBe(60);
   });
 });
 
@@ -78,12 +81,12 @@ describe('pacing', () => {
 
 describe('tally', () => {
   it('counts requests, bootstraps, the workspaces they created and blocks created', () => {
-    takeSpent();
-    countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 201, { json: { apiKey: 'cnv_live_x' } });
-    countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 400, { json: { error: 'no' } });
+    const tally = new Tally();
+    tally.countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 201, { json: { apiKey: 'cnv_live_x' } });
+    tally.countExchange('http://h/api/agent/bootstrap', 'POST', '{}', 400, { json: { error: 'no' } });
     const create = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'blocks.create', arguments: {} } });
-    countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ method: 'notifications/progress' }, { id: 1, result: { content: [] } }] });
-    countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ id: 1, result: { isError: true, content: [] } }] });
-    expect(takeSpent()).toMatchObject({ requests: 4, bootstraps: 2, workspaces: 1, blocksCreated: 1 });
+    tally.countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ method: 'notifications/progress' }, { id: 1, result: { content: [] } }] });
+    tally.countExchange('http://h/api/mcp/v1', 'POST', create, 200, { messages: [{ id: 1, result: { isError: true, content: [] } }] });
+    expect(tally.take()).toMatchObject({ requests: 4, bootstraps: 2, workspaces: 1, blocksCreated: 1 });
   });
 });

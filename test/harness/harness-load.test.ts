@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { measureHarnessLoad, stalledMs, STALL_MS } from '../../src/kit/harness-load.js';
 import { WireClient } from '../../src/wire/client.js';
 import { harnessCause, isVerdict } from '../../src/engine/verdict.js';
@@ -45,7 +46,7 @@ describe('the harness\'s own machine', () => {
   it('a deadline that passed while the harness was held is not the service\'s failure', async () => {
     const load = measureHarnessLoad();
     try {
-      const client = new WireClient([], () => [], 1_000);
+      const client = new WireClient([], () => [], 1_000, { run: new RunState() });
       const pending = client.request(url, { json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
       await tick(30);
       hold(1_500); // the reply came after 300 ms, but nobody read it before the deadline of 1 s passed
@@ -58,7 +59,7 @@ describe('the harness\'s own machine', () => {
   });
 
   it('a deadline that passed while the harness was free is the service\'s', async () => {
-    const client = new WireClient([], () => [], 2_000);
+    const client = new WireClient([], () => [], 2_000, { run: new RunState() });
     const err = await client.request(`${url}silent`, { json: { jsonrpc: '2.0', id: 1, method: 'ping' } }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeDefined();
     expect(harnessCause(err)).toBeUndefined();

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { planCheck, runCheck } from '../../src/engine/check.js';
 import { CHECKS } from '../../suites/index.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
@@ -38,7 +39,7 @@ describe('the in-process SDK check on a harness whose event loop stalls', () => 
   let behaviour: Behaviour = 'forward';
   let via: string;
   beforeAll(async () => {
-    prepared = await prepareEmbedded({ headers: {}, profile: loadProfile('reference', PACKAGE_ROOT), protocol: 'auto', timeoutMs: SDK_TIMEOUT_MS, seed: 1, property: QUICK_BUDGET });
+    prepared = await prepareEmbedded(new RunState(), { headers: {}, profile: loadProfile('reference', PACKAGE_ROOT), protocol: 'auto', timeoutMs: SDK_TIMEOUT_MS, seed: 1, property: QUICK_BUDGET });
     forwarder = createServer((req, res) => {
       void (async () => {
         // The SDK's listening stream is not needed here: refused, as the protocol allows.
@@ -79,7 +80,7 @@ describe('the in-process SDK check on a harness whose event loop stalls', () => 
     // The reference speaks 2025-11-25 (a run detects it; the check runs once per legacy revision spoken).
     const target: TargetInfo = { ...prepared.info, mcpUrl: via, timeoutMs, revisions: ['2025-11-25'] };
     const [planned] = planCheck(def, target, ['interop-sdk-legacy-connect']);
-    return runCheck(planned!, target);
+    return runCheck(planned!, target, new RunState());
   });
 
   it('passes through the forwarder when nothing stalls (the forwarder is transparent)', async () => {

@@ -6,7 +6,8 @@ import { base64Cores, keyParts, matcherFor, SpellingMatcher, spellingsOf } from 
 import { inNewScope } from '../../src/kit/run-scope.js';
 import { aliasOf, REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
 import { keyEchoRecord } from '../../src/judging/key-echoes.js';
-import { runKeys, type InspectedReply } from '../../src/wire/key-sightings.js';
+import { KeyLedger, type InspectedReply } from '../../src/wire/key-sightings.js';
+import { RunState } from '../../src/engine/run-state.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 import { keyLeaks, keySpellings } from '../helpers/key-leaks.js';
@@ -139,16 +140,17 @@ describe('header values are secrets whatever their length', () => {
 describe('the key ledger: keys learnt from replies, and replies that carried one', () => {
   const base = 'http://127.0.0.1:4999';
   const other = `cnv_live_${secretOf()}`;
-  const reply = (over: Partial<InspectedReply>) => runKeys().inspect({ url: `${base}/api/mcp/v1`, request: 'POST /api/mcp/v1', status: 200, headers: {}, body: '{}', ...over });
+  let keys = new KeyLedger();
+  const reply = (over: Partial<InspectedReply>) => keys.inspect({ url: `${base}/api/mcp/v1`, request: 'POST /api/mcp/v1', status: 200, headers: {}, body: '{}', ...over });
   beforeEach(() => {
-    runKeys().reset();
-    runKeys().configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1`, apiKey: KEY });
+    keys = new KeyLedger();
+    keys.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1`, apiKey: KEY });
   });
 
   it('learns a bootstrap reply\'s apiKey (redacted from then on), and judges the links that reply hands on', () => {
-    const minted = runKeys().learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 201, { apiKey: other });
+    const minted = keys.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 201, { apiKey: other });
     expect(minted).toEqual([other]);
-    expect(runKeys().redaction()).toContain(other);
+    expect(keys.redaction()).toContain(other);
     expect(reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, claimUrl: `${base}/claim/abc` }), minted })).toBeUndefined();
     // "The plaintext key is displayed once": in the reply (its parts too); a claimUrl (mailed to the human too) holding it shows it again.
     expect(reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, claimUrl: `${base}/claim?key=${other}` }), minted })?.found).toEqual(['a link in the body: a key the run bootstrapped, spelt as the whole key']);
@@ -156,32 +158,32 @@ describe('the key ledger: keys learnt from replies, and replies that carried one
     const leak = reply({ url: `${base}/api/agent/bootstrap`, body: JSON.stringify({ apiKey: other, previous: KEY }), minted });
     expect(leak?.found).toEqual(['the body: the run\'s key, spelt as the whole key']);
     // Not a bootstrap, or not a success: nothing is learnt.
-    expect(runKeys().learnFromReply(`${base}/api/mcp/v1`, 'POST', 200, { apiKey: 'x_live_y' })).toEqual([]);
-    expect(runKeys().learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 400, { apiKey: 'x_live_y' })).toEqual([]);
+    expect(keys.learnFromReply(`${base}/api/mcp/v1`, 'POST', 200, { apiKey: 'x_live_y' })).toEqual([]);
+    expect(keys.learnFromReply(`${base}/api/agent/bootstrap`, 'POST', 400, { apiKey: 'x_live_y' })).toEqual([]);
   });
 
   it('finds a key in headers, events and bodies, in any spelling; not what the request sent, not off the target', () => {
-    runKeys().learnKey(other, 'a key the run bootstrapped');
+    keys.learnKey(other, 'a key the run bootstrapped');
     expect(reply({ headers: { 'x-echo': Buffer.from(`${other}:`).toString('base64') } })?.found).toEqual(['header x-echo: a key the run bootstrapped, spelt as base64 of its secret part']);
     expect(reply({ status: 429, body: `slow down, ${encodeURIComponent(KEY.toLowerCase())}` })?.found).toEqual(['the body: the run\'s key, spelt as the whole key, lower-cased']);
     expect(reply({ events: [{ data: '{}' }, { data: `{"message":"${SECRET}"}` }] })?.found).toEqual(['SSE event 2: the run\'s key, spelt as its secret part']);
     expect(reply({ body: `{"arguments":{"title":"${KEY}"}}`, requestBody: `{"title":"${KEY}"}` })).toBeUndefined();
     expect(reply({ url: 'http://127.0.0.1:5000/messages', body: KEY })).toBeUndefined();
     expect(reply({ body: 'nothing here' })).toBeUndefined();
-    const { sightings, inspected } = runKeys().take();
+    const { sightings, inspected } = keys.take();
     expect(sightings).toHaveLength(3);
     expect(inspected).toBe(5);
   });
 
   it('the run-wide record fails with every sighting, passes with replies and none, and is not testable with no reply', () => {
     reply({ headers: { 'x-echo': KEY } });
-    const failed = keyEchoRecord(runKeys().take());
+    const failed = keyEchoRecord(keys.take());
     expect(failed.status).toBe('fail');
     expect(failed.message).toMatch(/^1 of the 1 replies the run received carried a key the run holds: POST \/api\/mcp\/v1, sent by the run itself, outside any check: HTTP 200; header x-echo: the run's key/);
     expect(JSON.stringify(failed)).not.toContain(SECRET);
     reply({});
-    expect(keyEchoRecord(runKeys().take()).status).toBe('pass');
-    expect(keyEchoRecord(runKeys().take()).status).toBe('not-testable');
+    expect(keyEchoRecord(keys.take()).status).toBe('pass');
+    expect(keyEchoRecord(keys.take()).status).toBe('not-testable');
   });
 });
 
@@ -198,10 +200,10 @@ describe('the wire client learns a bootstrapped key before recording its reply, 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      runKeys().reset();
-      runKeys().configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1` });
+      const run = new RunState();
+      run.keys.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1` });
       const log: Exchange[] = [];
-      const http = new WireClient(log, () => [], 5000, { pace: false });
+      const http = new WireClient(log, () => [], 5000, { pace: false, run });
       const boot = await http.request(`${base}/api/agent/bootstrap`, { json: { humanEmail: 'a@example.com' } });
       expect(boot.json.apiKey).toBe(minted); // the check gets the reply as it came
       expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);
@@ -213,7 +215,6 @@ describe('the wire client learns a bootstrapped key before recording its reply, 
       expect(keyLeaks(JSON.stringify(http.keySightings), [minted])).toEqual([]);
     } finally {
       server.close();
-      runKeys().reset();
     }
   });
 });

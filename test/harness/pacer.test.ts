@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RETRIES } from '../../src/budget/pacer.js';
-import { openLedger } from '../../src/budget/run-ledger.js';
-import { inNewScope } from '../../src/kit/run-scope.js';
+import { RunState } from '../../src/engine/run-state.js';
 import { Throttled } from '../../src/engine/verdict.js';
 import { WireClient } from '../../src/wire/client.js';
 import type { Exchange } from '../../src/wire/exchange.js';
@@ -27,8 +26,8 @@ describe('the pacer: a throttle that cannot be waited out fails the check', () =
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** A check's client: its own bucket (a key of its own), a deadline `leftMs` from now. */
-  const client = (log: Exchange[], key: string, leftMs = 20_000) =>
-    ({ send: (path: string, extra = {}) => new WireClient(log, () => [], 5000, { deadlineAt: performance.now() + leftMs, deadlineMs: leftMs }).request(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, ...extra }) });
+  const client = (log: Exchange[], key: string, leftMs = 20_000, run = new RunState()) =>
+    ({ send: (path: string, extra = {}) => new WireClient(log, () => [], 5000, { deadlineAt: performance.now() + leftMs, deadlineMs: leftMs, run }).request(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, ...extra }) });
 
   it('a Retry-After beyond what the check has left of its deadline fails at once, saying both numbers', async () => {
     const log: Exchange[] = [];
@@ -39,10 +38,9 @@ describe('the pacer: a throttle that cannot be waited out fails the check', () =
   });
 
   it('a Retry-After beyond the run\'s wait budget fails at once, naming the budget', async () => {
-    const err = await inNewScope(() => {
-      openLedger({ waitMs: 1000 });
-      return client([], 'budget').send('/429/2').catch((e: unknown) => e);
-    });
+    const run = new RunState();
+    run.openLedger({ waitMs: 1000 });
+    const err = await client([], 'budget', 20_000, run).send('/429/2').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Throttled);
     expect((err as Throttled).message).toMatch(/throttled for 2 s .*beyond the wait budget of 1 s \(--wait-budget; 1 s of it left\)/);
     expect((err as Throttled).actual).toMatchObject({ status: 429, 'retry-after': '2' });

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openLedger, searchReporter, type SearchProgress } from '../../src/budget/run-ledger.js';
+import { RunLedger, searchReporter, type SearchProgress } from '../../src/budget/run-ledger.js';
 import type { PlannedCheck } from '../../src/engine/check.js';
-import { inNewScope } from '../../src/kit/run-scope.js';
 import { ConformanceProgress, countRecords, groupLine } from '../../src/engine/progress.js';
 import { escapeData, escapeProperty, githubAnnotations } from '../../src/reports/github.js';
 import { Secrets } from '../../src/kit/scrub.js';
@@ -96,23 +95,17 @@ describe('the property in progress on the status line', () => {
 
   it('a search\'s reports reach the run\'s listener, at most every half second and once at the end', () => {
     const heard: SearchProgress[] = [];
-    inNewScope(() => {
-      openLedger({ waitMs: 0 }, (s) => heard.push(s));
-      const r = searchReporter('property: keys', 'auth-key-edits');
-      for (let runs = 1; runs <= 50; runs++) r.run(runs);
-      r.done(50);
-    });
+    const r = searchReporter(new RunLedger({ waitMs: 0 }, (s) => heard.push(s)), 'property: keys', 'auth-key-edits');
+    for (let runs = 1; runs <= 50; runs++) r.run(runs);
+    r.done(50);
     expect(heard).toEqual([
       { check: 'property: keys', search: 'auth-key-edits', runs: 1, done: false },
       { check: 'property: keys', search: 'auth-key-edits', runs: 50, done: true },
     ]);
     // Without a listener (no terminal) nothing is reported.
-    inNewScope(() => {
-      openLedger({ waitMs: 0 });
-      const quiet = searchReporter('c', 's');
-      quiet.run(1);
-      quiet.done(1);
-    });
+    const quiet = searchReporter(new RunLedger({ waitMs: 0 }), 'c', 's');
+    quiet.run(1);
+    quiet.done(1);
     expect(heard).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { MAX_RETRIES } from '../../src/budget/pacer.js';
 import { recordingFetch } from '../../src/interop/recording-fetch.js';
 import type { Exchange } from '../../src/wire/exchange.js';
@@ -32,7 +33,7 @@ describe('the recording fetch of the SDK checks', () => {
   it('waits out a 429 and sends again: the SDK gets the answer, the wire log both exchanges', async () => {
     refusals.set('/twice', 2);
     const log: Exchange[] = [];
-    const recorder = recordingFetch(log, []);
+    const recorder = recordingFetch(new RunState(), log, []);
     const res = await recorder.fetch(`${base}/twice`, { method: 'POST', body: '{"jsonrpc":"2.0"}', headers: { authorization: 'Bearer k1' } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
@@ -44,7 +45,7 @@ describe('the recording fetch of the SDK checks', () => {
   it('stops after as many 429s in a row as any request, and says why: the throttle the check fails with', async () => {
     refusals.set('/always', 100);
     const log: Exchange[] = [];
-    const recorder = recordingFetch(log, []);
+    const recorder = recordingFetch(new RunState(), log, []);
     const res = await recorder.fetch(`${base}/always`, { method: 'POST', body: '{}', headers: { authorization: 'Bearer k2' } });
     expect(res.status).toBe(429);
     expect(log).toHaveLength(MAX_RETRIES + 1);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inNewScope } from '../../src/kit/run-scope.js';
 import { requestIdsIn } from '../../src/targets/own-sessions.js';
-import { namedRequestId, requestId } from '../../src/wire/request-ids.js';
+import { RequestIds } from '../../src/wire/request-ids.js';
 import type { Results } from '../../src/engine/results.js';
 import { startThirdParty, type RunningServer } from '../helpers/third-party.js';
 import { runCli } from './run-cli.js';
@@ -10,15 +9,13 @@ import { runCli } from './run-cli.js';
 
 describe('the run\'s id space (src/wire/request-ids.ts)', () => {
   it('never gives an id twice in a run, however the checks interleave; each run has its own', async () => {
-    const drawn = await inNewScope(async () => {
-      const ids = await Promise.all(Array.from({ length: 200 }, async (_, i) => {
-        await new Promise((r) => setTimeout(r, i % 7));
-        return i % 2 === 0 ? requestId() : namedRequestId('x');
-      }));
-      return ids.map(String);
-    });
+    const run = new RequestIds();
+    const drawn = (await Promise.all(Array.from({ length: 200 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i % 7));
+      return i % 2 === 0 ? run.next() : run.named('x');
+    }))).map(String);
     expect(new Set(drawn).size).toBe(200);
-    expect(inNewScope(() => requestId())).toBe(1);
+    expect(new RequestIds().next()).toBe(1);
   });
 
   it('reads the request ids of a body, a batch or JSON text; responses, notifications and broken JSON have none', () => {

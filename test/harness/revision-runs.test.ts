@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { startReferenceServer, type Middleware, type ReferenceServer } from '../../service/reference-server/app.js';
 import { isMcp, readRequestBody, tryParse, withBody } from '../../service/mutants/intercept.js';
 import { detectRevisions } from '../../src/targets/detect-revisions.js';
@@ -48,7 +49,7 @@ describe('a one-revision server that requires its MCP-Protocol-Version header', 
   it('is detected as speaking exactly that revision (the initialize probe sends the header it asks for)', async () => {
     const { apiKey } = await bootstrap(server);
     const info = { mcpUrl: server.mcpUrl, headers: {}, apiKey, timeoutMs: 5000, protocol: 'auto' } as unknown as TargetInfo;
-    expect(await detectRevisions(info)).toEqual([ONLY]);
+    expect(await detectRevisions(new RunState(), info)).toEqual([ONLY]);
   });
 
   it(`runs clean with --protocol ${ONLY}: every request carries the header`, async () => {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import {
   CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, primaryRevision, speakRevision,
@@ -135,7 +136,7 @@ describe('McpSession speaks its revision on every request', () => {
     server.close();
   });
   const target = (over: Partial<TargetInfo> = {}) => ({ mcpUrl: url, headers: {}, timeoutMs: 2000, protocol: 'auto', revisions: ['2025-11-25', '2026-07-28'], ...over }) as TargetInfo;
-  const session = (t: TargetInfo, revision?: '2026-07-28' | null) => new McpSession(new WireClient([] as Exchange[], () => [], 2000), t, revision === undefined ? {} : { revision });
+  const session = (t: TargetInfo, revision?: '2026-07-28' | null) => new McpSession(new WireClient([] as Exchange[], () => [], 2000, { run: new RunState() }), t, revision === undefined ? {} : { revision });
 
   it('the primary revision by default; the given one (a check\'s) when set; none with null', async () => {
     const primary = (await session(target()).request('tools/list')).json.result;

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { inNewScope } from '../../src/kit/run-scope.js';
 import { inCheck } from '../../src/wire/key-sightings.js';
 import { malformedOrUnexpected } from '../../src/wire/malformed-message.js';
-import { noteReply, serverErrorRecord } from '../../src/wire/server-errors.js';
+import { ServerErrorLedger, serverErrorRecord } from '../../src/wire/server-errors.js';
 import type { Exchange } from '../../src/wire/exchange.js';
 
 const MCP = 'http://127.0.0.1:9/api/mcp/v1';
 const exchange = (body: string, status: number): Exchange => ({ request: { method: 'POST', url: MCP, headers: {}, body }, response: { status, headers: {}, headersAt: 1, endAt: 2 }, startedAt: new Date(0).toISOString() });
-const post = (body: string, status: number, url = MCP) => noteReply(url, 'POST', body, status, exchange(body, status));
+const post = (ledger: ServerErrorLedger, body: string, status: number, url = MCP) => ledger.note(url, 'POST', body, status, exchange(body, status));
 
 describe('malformedOrUnexpected: the messages jsonrpc-no-5xx is about', () => {
   it('names what breaks JSON-RPC or MCP in a body', () => {
@@ -33,21 +32,21 @@ describe('malformedOrUnexpected: the messages jsonrpc-no-5xx is about', () => {
 
 describe('the run-wide record of jsonrpc-no-5xx', () => {
   it('fails on a 5xx any check met, names the check and keeps the exchange; passes when none; not testable when none was sent', () => {
-    inNewScope(() => {
-      post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 500); // a valid request: not this row's
-      inCheck('a check about something else', () => post('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[]}', 500));
-      post('{bad', 400);
-      post('{bad', 502, 'http://127.0.0.1:9/api/agent/bootstrap'); // another endpoint: not the MCP endpoint's
-      const r = serverErrorRecord(MCP);
+    {
+      const run = new ServerErrorLedger();
+      post(run, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 500); // a valid request: not this row's
+      inCheck('a check about something else', () => post(run, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[]}', 500));
+      post(run, '{bad', 400);
+      post(run, '{bad', 502, 'http://127.0.0.1:9/api/agent/bootstrap'); // another endpoint: not the MCP endpoint's
+      const r = serverErrorRecord(run, MCP);
       expect(r.status).toBe('fail');
       expect(r.message).toBe('1 of the 2 malformed or unexpected messages the run sent got a 5xx: tools/call with params [], sent by the check "a check about something else": HTTP 500');
       expect(r.wire).toHaveLength(1);
       expect(r.wire[0]!.request.body).toContain('"params":[]');
-    });
-    inNewScope(() => {
-      post('{bad', 400);
-      expect(serverErrorRecord(MCP).status).toBe('pass');
-    });
-    inNewScope(() => expect(serverErrorRecord(MCP).status).toBe('not-testable'));
+    }
+    const passing = new ServerErrorLedger();
+    post(passing, '{bad', 400);
+    expect(serverErrorRecord(passing, MCP).status).toBe('pass');
+    expect(serverErrorRecord(new ServerErrorLedger(), MCP).status).toBe('not-testable');
   });
 });

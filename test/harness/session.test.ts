@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RunState } from '../../src/engine/run-state.js';
 import { sessionMutants } from '../../service/mutants/session.js';
 import { isMcp } from '../../service/mutants/intercept.js';
 import { CATALOG } from '../../src/catalog/index.js';
@@ -65,26 +66,26 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
     const started = await startRecorded();
     server = started.server;
     const target = await info(server);
-    const session = await openRunSession(target);
+    const session = await openRunSession(new RunState(), target);
     await session.close();
     expect(target.sessionId).toBeUndefined();
     // The initialize was answered (a key of its own), without a session id.
     expect(started.seen.map((s) => `${s.method} ${JSON.parse(s.body).method}`)).toEqual(['POST initialize']);
-    expect(new McpSession(new WireClient([], () => [], 5000), target).headers()['mcp-session-id']).toBeUndefined();
+    expect(new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target).headers()['mcp-session-id']).toBeUndefined();
   });
 
   it('a stateful server: initialize, notifications/initialized in the session, the id on every request, DELETE at the end', async () => {
     const started = await startRecorded(stateful.middleware);
     server = started.server;
     const target = await info(server);
-    const session = await openRunSession(target);
+    const session = await openRunSession(new RunState(), target);
     const id = target.sessionId;
     expect(id).toMatch(/^[\x21-\x7E]+$/);
     expect(started.seen.map((s) => [s.method, s.body && JSON.parse(s.body).method, s.sessionId, s.protocolVersion])).toEqual([
       ['POST', 'initialize', undefined, undefined],
       ['POST', 'notifications/initialized', id, '2025-11-25'],
     ]);
-    const mcp = new McpSession(new WireClient([], () => [], 5000), target);
+    const mcp = new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target);
     expect(mcp.headers()['mcp-session-id']).toBe(id);
     expect((await mcp.request('tools/list')).status).toBe(200);
     await session.close();
