@@ -20,7 +20,7 @@ const TIMEOUT = 180_000;
 function matrixCheck(client: ClientId, step: Step, name: string): void {
   const mode: Mode = step === 'stdio' ? 'stdio' : 'http';
   check(`interop-${client}-${step}`, name, async (c) => {
-    if (c.target.interopClients && !c.target.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
+    if (c.settings.interopClients && !c.settings.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
     const matrix = await matrixOnce(c);
     const cell = matrix.cells.find((x) => x.client === client && x.mode === mode)!;
     c.http.log.push(...(step === 'connect' || step === 'streaming' ? matrix.setupWire : []), ...cell.wire);

@@ -1,9 +1,9 @@
+import type { RunSettings } from '../src/engine/run-settings.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import { epochNow, watchStalls, type StallWatch } from '../src/interop/machine.js';
 import { blameTimeout, TIMEOUT_TEXT } from '../src/interop/timeout-blame.js';
 import { fill } from '../src/profile/profile.js';
-import type { TargetInfo } from '../src/targets/target-info.js';
 import { Throttled } from '../src/engine/verdict.js';
 
 const { check, describe, seal } = defineSuite('interop');
@@ -21,7 +21,7 @@ const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '0.1.0' };
  * Connect, tools/list, the profile's setup and the call may each wait out the run's per-request deadline: the
  * default 30 s check deadline is three of them, and on a starved machine it ended the check as the harness's error.
  */
-const SDK_CHECK_TIMEOUT = (target: TargetInfo) => 20_000 + 4 * target.timeoutMs;
+const SDK_CHECK_TIMEOUT = (settings: RunSettings) => 20_000 + 4 * settings.timeoutMs;
 
 /**
  * "What the harness's own machine causes is never the service's fault" (issue 33): an SDK request that timed
@@ -31,7 +31,7 @@ const SDK_CHECK_TIMEOUT = (target: TargetInfo) => 20_000 + 4 * target.timeoutMs;
 function blameWait(c: CheckContext, watch: StallWatch, what: string, connect: boolean, from: number, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   if (!TIMEOUT_TEXT.test(message)) return;
-  const blame = blameTimeout({ what, connect, from, to: epochNow(), deadlineMs: c.target.timeoutMs, wire: c.http.log, stalls: watch.stalls() });
+  const blame = blameTimeout({ what, connect, from, to: epochNow(), deadlineMs: c.settings.timeoutMs, wire: c.http.log, stalls: watch.stalls() });
   if (blame.side === 'harness') c.notTestable(`the official SDK client: ${blame.reason}`);
 }
 
@@ -50,7 +50,7 @@ async function withSdkClient(c: CheckContext, mode: 'legacy' | 'auto', run: (cli
   try {
     const from = epochNow();
     try {
-      await client.connect(transport, { timeout: c.target.timeoutMs });
+      await client.connect(transport, { timeout: c.settings.timeoutMs });
     } catch (err) {
       blameWait(c, watch, 'connect', true, from, err);
       const message = (err as Error).message;
@@ -74,7 +74,7 @@ async function listTools(c: CheckContext, client: Client, watch: StallWatch): Pr
   let tools: { name: string }[];
   const from = epochNow();
   try {
-    ({ tools } = await client.listTools(undefined, { timeout: c.target.timeoutMs }));
+    ({ tools } = await client.listTools(undefined, { timeout: c.settings.timeoutMs }));
   } catch (err) {
     blameWait(c, watch, 'tools/list', false, from, err);
     const message = (err as Error).message;
@@ -100,7 +100,7 @@ async function streamingCall(c: CheckContext, readOnly: Set<string>): Promise<{ 
 
 /** Calls a streaming tool through the SDK with `onprogress`: progress first, strictly increasing, then the result. */
 async function streamThroughSdk(c: CheckContext, client: Client, watch: StallWatch): Promise<void> {
-  const listed = await client.listTools(undefined, { timeout: c.target.timeoutMs }).catch(() => ({ tools: [] }));
+  const listed = await client.listTools(undefined, { timeout: c.settings.timeoutMs }).catch(() => ({ tools: [] }));
   const call = await streamingCall(c, new Set(listed.tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name)));
   const progress: number[] = [];
   let afterResult = 0;
@@ -109,7 +109,7 @@ async function streamThroughSdk(c: CheckContext, client: Client, watch: StallWat
   const from = epochNow();
   try {
     result = await client.callTool(call, {
-      timeout: c.target.timeoutMs,
+      timeout: c.settings.timeoutMs,
       onprogress: (p) => {
         progress.push(p.progress);
         if (resolved) afterResult += 1;

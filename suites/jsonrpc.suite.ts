@@ -85,7 +85,7 @@ describe('jsonrpc', () => {
     for (const { label, res } of replies) c.verify(res.status < 500, `${label} is answered with HTTP ${res.status}, a server error`, 'a 4xx or a JSON-RPC error, never a 5xx', c.brief(res));
     c.observe(replies.map(({ label, res }) => `${label}: HTTP ${res.status}`).join('; '));
     const unanswered = sent.find((x) => x.res === undefined);
-    if (unanswered) c.notTestable(`${unanswered.body} was not answered within ${c.target.timeoutMs} ms, the harness's deadline: a slow reply proves no protocol error`);
+    if (unanswered) c.notTestable(`${unanswered.body} was not answered within ${c.settings.timeoutMs} ms, the harness's deadline: a slow reply proves no protocol error`);
   }, { generic: true });
 
   // "-32700 Parse error: Invalid JSON was received by the server." "If there was an error in detecting the id ... it MUST be Null."

@@ -39,7 +39,7 @@ function sessionless(c: CheckContext): McpSession {
 
 /** A request id that no earlier exchange used, for a session id nobody minted. */
 function bogusSessionId(c: CheckContext): string {
-  return `conformance-bogus-${c.target.seed.toString(16)}-${Date.now().toString(16)}`;
+  return `conformance-bogus-${c.settings.seed.toString(16)}-${Date.now().toString(16)}`;
 }
 
 describe('stateless', () => {
@@ -146,7 +146,7 @@ describe('stateless', () => {
     const mcp = sessionless(c);
     const { createBlock, listBlocks } = c.target.profile.calls;
     if (!createBlock || !listBlocks) c.notTestable(`the profile "${c.target.profile.name}" has no createBlock and listBlocks calls`);
-    const vars: Record<string, unknown> = { title: `stateless ${c.target.seed}-${Date.now().toString(36)}` };
+    const vars: Record<string, unknown> = { title: `stateless ${c.settings.seed}-${Date.now().toString(36)}` };
     const created = await mcp.recipe(createBlock!, vars);
     const blockId = vars.blockId;
     c.verify(typeof blockId === 'string' && blockId.length > 0, 'createBlock returned a block id', 'a block id', finalMessage(created) ?? created.text.slice(0, 300));

@@ -1,3 +1,4 @@
+import type { RunSettings } from '../src/engine/run-settings.js';
 import { isDeepStrictEqual } from 'node:util';
 import { type CheckContext, defineSuite } from '../src/engine/check.js';
 import { captured, finalMessage } from '../src/mcp/mcp-session.js';
@@ -46,8 +47,8 @@ function spec(c: CheckContext): NonNullable<TargetInfo['stdio']> {
   return c.target.stdio;
 }
 
-function initializeParams(target: TargetInfo) {
-  const protocolVersion = target.protocol !== 'auto' && LEGACY.includes(target.protocol) ? target.protocol : LEGACY.find((r) => target.revisions.includes(r as never)) ?? '2025-11-25';
+function initializeParams(target: TargetInfo, protocol: RunSettings['protocol']) {
+  const protocolVersion = protocol !== 'auto' && LEGACY.includes(protocol) ? protocol : LEGACY.find((r) => target.revisions.includes(r as never)) ?? '2025-11-25';
   return { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-conformance-harness', version: '0.1.0' } };
 }
 
@@ -61,7 +62,7 @@ async function streamingRecipe(c: CheckContext, proc: StdioProcess, readOnly: Se
   for (const [i, recipe] of c.target.profile.setup.entries()) {
     const id = `setup-${i}`;
     proc.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: recipe.tool, arguments: fill(recipe.arguments, vars) } });
-    const reply = await proc.response(id, c.target.timeoutMs);
+    const reply = await proc.response(id, c.settings.timeoutMs);
     for (const [name, how] of Object.entries(recipe.capture ?? {})) vars[name] = captured(reply?.result, how);
   }
   return { ...recipes[0]!, arguments: fill(recipes[0]!.arguments, vars) as Record<string, unknown> };
@@ -75,8 +76,8 @@ async function holdMainConversation(c: CheckContext): Promise<Conversation> {
     if (answered) conv.answered.push(id);
     proc.send({ jsonrpc: '2.0', id, method, ...(params && { params }) });
   };
-  const deadline = c.target.timeoutMs;
-  request(1, 'initialize', initializeParams(c.target));
+  const deadline = c.settings.timeoutMs;
+  request(1, 'initialize', initializeParams(c.target, c.settings.protocol));
   conv.initialize = await proc.response(1, deadline);
   conv.protocolVersion = conv.initialize?.result?.protocolVersion;
   // Every page: the read-only tools may be listed past the first.
@@ -112,12 +113,12 @@ async function holdMainConversation(c: CheckContext): Promise<Conversation> {
 async function holdBadLineConversation(c: CheckContext): Promise<Conversation> {
   const proc = new StdioProcess(spec(c), c.secrets());
   const conv: Conversation = { proc, answered: [1, 'after-bad'], sent: [1, 'after-bad'], toolPages: [] };
-  proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams(c.target) });
-  conv.initialize = await proc.response(1, c.target.timeoutMs);
+  proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams(c.target, c.settings.protocol) });
+  conv.initialize = await proc.response(1, c.settings.timeoutMs);
   proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   proc.write('{this is not json');
   proc.send({ jsonrpc: '2.0', id: 'after-bad', method: 'tools/list' });
-  await proc.response('after-bad', c.target.timeoutMs);
+  await proc.response('after-bad', c.settings.timeoutMs);
   await proc.finish(EXIT_GRACE_MS);
   return conv;
 }

@@ -32,8 +32,8 @@ const MODERN = '2026-07-28';
  * reference server, whose streams take 4 x 40 ms: there a short one keeps a never-closing stream from
  * costing the whole deadline.
  */
-function streamDeadline(target: TargetInfo): number {
-  return target.kind === 'embedded' ? Math.min(target.timeoutMs, 5000) : target.timeoutMs;
+function streamDeadline(target: TargetInfo, timeoutMs: number): number {
+  return target.kind === 'embedded' ? Math.min(timeoutMs, 5000) : timeoutMs;
 }
 /**
  * Buffering criterion (stream-not-buffered). "A client such as curl must disable output buffering to see
@@ -133,9 +133,9 @@ async function runRound(run: RunState, target: TargetInfo): Promise<Round> {
   const secrets = runSecrets(target);
   const { key, exchanges: keyExchanges, note } = await groupKey(run, target, secrets);
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { run }), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, run.settings.timeoutMs, { run }), info);
   const setup: Exchange[] = [...keyExchanges];
-  const deadlineMs = streamDeadline(target);
+  const deadlineMs = streamDeadline(target, run.settings.timeoutMs);
   const vars: Record<string, unknown> = {};
   for (const recipe of target.profile.setup) await sessionOn(setup).recipe(recipe, vars, { timeoutMs: deadlineMs });
   const streams: Stream[] = [];
@@ -145,7 +145,7 @@ async function runRound(run: RunState, target: TargetInfo): Promise<Round> {
     const missing = placeholders(recipe.arguments).filter((v) => vars[v] === undefined);
     for (const variant of VARIANTS) {
       streams.push({
-        tool, variant, ...idAndToken(run, tool, variant, target.seed), sentAt: 0, exchanges: [],
+        tool, variant, ...idAndToken(run, tool, variant, run.settings.seed), sentAt: 0, exchanges: [],
         ...(missing.length > 0 && { setupProblem: `the profile's setup did not capture ${missing.map((m) => `{{${m}}}`).join(', ')} needed by the ${tool} recipe (see the setup exchanges)` }),
       });
     }

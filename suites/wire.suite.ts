@@ -30,18 +30,18 @@ interface Sent { label: string; res?: WireResponse; error?: string; exchanges: E
 
 
 /** The embedded reference answers at once: a short deadline keeps a stream that never ends from costing the run's. */
-function deadline(target: TargetInfo): number {
-  return target.kind === 'embedded' ? Math.min(target.timeoutMs, 5000) : target.timeoutMs;
+function deadline(target: TargetInfo, timeoutMs: number): number {
+  return target.kind === 'embedded' ? Math.min(timeoutMs, 5000) : timeoutMs;
 }
 
 async function runRound(run: RunState, target: TargetInfo): Promise<Sent[]> {
   const secrets = runSecrets(target);
-  const timeoutMs = deadline(target);
+  const timeoutMs = deadline(target, run.settings.timeoutMs);
   const sent: Sent[] = [];
   const add = (label: string, call: (s: McpSession) => Promise<WireResponse>) => {
     const x: Sent = { label, exchanges: [] };
     sent.push(x);
-    return call(new McpSession(new WireClient(x.exchanges, () => secrets, target.timeoutMs, { run }), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
+    return call(new McpSession(new WireClient(x.exchanges, () => secrets, run.settings.timeoutMs, { run }), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
   };
   const plain = target.profile.calls.listBlocks;
   // A recipe needing a captured id has no value here (no setup runs): it is left out, not sent half-filled.

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { ensureContainerEngine } from '../src/targets/container-engine.js';
 import { PACKAGE_ROOT } from '../src/kit/package-root.js';
 

@@ -458,7 +458,3 @@ function serverFigures(windows: Window[]): { serverCpuCores?: number; serverRssM
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-function sleepUntil(at: number): Promise<void> {
-  return sleep(Math.max(0, at - performance.now()));
-}

@@ -4,7 +4,7 @@
  * The command (src/cli/capacity.ts) prepares the target and writes the files; the tests call this directly.
  */
 import { performance } from 'node:perf_hooks';
-import type { Bound, CapacityReport, ScenarioCapacity, StepRecord } from './capacity-result.js';
+import type { CapacityReport, ScenarioCapacity, StepRecord } from './capacity-result.js';
 import { calibrateGenerator, type Calibration, type CalibrationRunner } from './calibration.js';
 import { OpenModelDriver, type Arrivals } from './open-model-driver.js';
 import { searchCapacity, type StepRunner } from './search.js';

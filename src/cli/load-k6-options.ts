@@ -2,7 +2,7 @@
  * `npm run load:k6`'s command line: its usage text and the reading of its options. Apart from the command
  * (src/cli/load-k6.ts) so that the tests can judge bad input without a process per case.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';
 import { listOption, numberOption, UsageError } from '../kit/options.js';

@@ -3,7 +3,6 @@
  * checked before any traffic. Apart from the command (src/cli/probe-rate-limit.ts) so that the tests can
  * judge bad input without a process per case.
  */
-import { resolve } from 'node:path';
 import { loadConfigFile, resolveConfig, type ConfigOverrides } from '../../service/reference-server/config.js';
 import { parseCommandLine } from '../kit/command-line.js';
 import { exitStatus } from '../kit/main.js';

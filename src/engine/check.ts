@@ -14,6 +14,7 @@ import { WireClient, type WireResponse } from '../wire/client.js';
 import type { Exchange } from '../wire/exchange.js';
 import { inCheck } from '../wire/key-sightings.js';
 import type { RunState } from './run-state.js';
+import type { RunSettings } from './run-settings.js';
 import { redact } from '../wire/redact.js';
 
 /**
@@ -28,6 +29,8 @@ export interface CheckContext {
   target: TargetInfo;
   /** The run's state: its request ids (`run.ids`), its budgets (`run.ledger`), the keys it holds, work its checks share (`run.once`). */
   run: RunState;
+  /** The run's settings (`run.settings`): seed, request deadline, property budget, the revision asked for. */
+  settings: RunSettings;
   /**
    * The protocol revision this run of the check speaks (every `mcp` request carries its wire): for a
    * revision-dependent row, the revision of this run; otherwise the run's primary revision. Undefined when
@@ -106,7 +109,7 @@ const CHECK_TIMEOUT_MS = 30_000;
 
 export interface CheckOptions {
   /** The check's deadline in ms (default CHECK_TIMEOUT_MS), or one that depends on the run's target. */
-  timeout?: number | ((target: TargetInfo) => number);
+  timeout?: number | ((settings: RunSettings) => number);
   /**
    * Run under the generic profile too (protocol rules that hold for any MCP server); `only`: under the generic
    * profile only (a generic way to a rule the service's own checks judge with the service's recipes).
@@ -217,7 +220,7 @@ export interface PlannedCheck {
 }
 
 /** The runs of `def` against `target`, when `only` selects it and the target's profile concerns it. */
-export function planCheck(def: CheckDefinition, target: TargetInfo, only: readonly string[]): PlannedCheck[] {
+export function planCheck(def: CheckDefinition, target: TargetInfo, settings: RunSettings, only: readonly string[]): PlannedCheck[] {
   const { requirementIds: ids, name } = def;
   if (!ids.some((id) => onlySelects(only, id))) return [];
   if (target.profile.kind === 'generic' ? !def.options.generic : def.options.generic === 'only') return [];
@@ -225,13 +228,13 @@ export function planCheck(def: CheckDefinition, target: TargetInfo, only: readon
   const runs = applies ? applies.filter((rev) => target.revisions.includes(rev)) : [];
   if (runs.length > 0) return runs.map((revision) => ({ def, runName: `${name} [${revision}]`, applies, revision }));
   // Revision-dependent but the target speaks none of its revisions: one run, not testable (in runCheck).
-  return [{ def, runName: name, ...(applies && { applies }), ...(!applies && { revision: primaryRevision(target.protocol, target.revisions) }) }];
+  return [{ def, runName: name, ...(applies && { applies }), ...(!applies && { revision: primaryRevision(settings.protocol, target.revisions) }) }];
 }
 
 /** The deadline of one run of the check, in ms. */
-export function deadlineOf(def: CheckDefinition, target: TargetInfo): number {
+export function deadlineOf(def: CheckDefinition, settings: RunSettings): number {
   const t = def.options.timeout;
-  return typeof t === 'function' ? t(target) : t ?? CHECK_TIMEOUT_MS;
+  return typeof t === 'function' ? t(settings) : t ?? CHECK_TIMEOUT_MS;
 }
 
 /**
@@ -250,15 +253,17 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo, run: R
   const started = performance.now();
   // When it started (ISO): junit.xml's suite time is the wall time of its checks, which run side by side.
   record.startedAt = new Date().toISOString();
-  const deadlineMs = deadlineOf(def, target);
+  const { settings } = run;
+  const deadlineMs = deadlineOf(def, settings);
   // A 429 is waited out only while the check can still judge after it: its deadline less a request's own.
-  const deadlineAt = started + deadlineMs - Math.min(target.timeoutMs, deadlineMs / 3);
+  const deadlineAt = started + deadlineMs - Math.min(settings.timeoutMs, deadlineMs / 3);
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every request of the check listens to it
-  const http = new WireClient(wire, secrets, target.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal, run });
+  const http = new WireClient(wire, secrets, settings.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal, run });
   const c: CheckContext = {
     target,
     run,
+    settings,
     revision,
     http,
     mcp: new McpSession(http, target, { revision: revision ?? null }),
@@ -293,10 +298,10 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo, run: R
       // The run split its search budget among the searches its checks declare: an undeclared one would overrun it.
       if (id === undefined || options.property !== id) throw new Error(`check "${name}" runs the property ${id ?? '(no id)'} but declares ${options.property ?? 'none'} (check options.property)`);
       const spec = { ...given, id };
-      record.property = { id, seed: target.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
+      record.property = { id, seed: settings.seed, runsRequested: 0, runs: 0, interrupted: false, timeMs: 0 };
       const progress = searchReporter(run.ledger, planned.runName, id);
       try {
-        record.property = await runProperty(spec, target.seed, target.property, wire, target.timeoutMs, progress.run);
+        record.property = await runProperty(spec, settings.seed, settings.property, wire, settings.timeoutMs, progress.run);
       } finally {
         progress.done(record.property.runs);
       }

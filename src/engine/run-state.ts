@@ -7,6 +7,7 @@ import { KeyLedger } from '../wire/key-sightings.js';
 import { RequestIds } from '../wire/request-ids.js';
 import { ServerErrorLedger } from '../wire/server-errors.js';
 import { TargetLiveness } from '../wire/target-liveness.js';
+import { DEFAULT_SETTINGS, type RunSettings } from './run-settings.js';
 
 /**
  * Everything one conformance run keeps while it runs, in one object the run makes and hands down: to each
@@ -36,7 +37,14 @@ export class RunState {
   private currentLedger: RunLedger;
   private readonly memo = new Map<string, unknown>();
 
-  constructor(limits: LedgerLimits = { waitMs: Number.POSITIVE_INFINITY }) {
+  /**
+   * The run's settings (seed, request deadline, property budget, revision asked for, interop clients); the
+   * property budget's time box is set once the run has counted its searches, before any check starts.
+   */
+  settings: RunSettings;
+
+  constructor(settings: RunSettings = DEFAULT_SETTINGS, limits: LedgerLimits = { waitMs: Number.POSITIVE_INFINITY }) {
+    this.settings = settings;
     this.currentLedger = new RunLedger(limits);
     this.pacer = new Pacer(() => this.currentLedger, this.tally);
   }

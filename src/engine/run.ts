@@ -67,7 +67,10 @@ async function prepare(run: RunState, options: RunOptions, base: TargetBase, boo
 export function runConformance(options: RunOptions, checks: Promise<readonly CheckDefinition[]>): Promise<Results> {
   // The redactor's aliases and caches are the one thing kept in the run's async scope (src/kit/run-scope.ts).
   return inNewScope(async () => {
-    const run = new RunState();
+    const run = new RunState({
+      seed: options.seed, timeoutMs: options.timeoutMs, property: options.property ?? QUICK_BUDGET, protocol: options.protocol,
+      ...(options.clients && { interopClients: options.clients }),
+    });
     try {
       return await runWith(run, options, checks);
     } catch (err) {
@@ -95,7 +98,6 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
   const waitBudgetMs = options.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS;
   const target = await prepare(run, options, {
     headers: options.headers, apiKey: options.apiKey, otherKey: options.otherKey, revokedKey: options.revokedKey, profile, ...(options.keySources && { keySources: options.keySources }),
-    protocol: options.protocol, timeoutMs: options.timeoutMs, seed: options.seed, property: options.property ?? QUICK_BUDGET,
   }, bootstrapBudget);
   const preparedBootstraps = target.bootstrapsUsed ?? 0;
   run.keys.configure(target.info);
@@ -109,7 +111,6 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
   // A server the harness started names its own origin in its files (its publicBaseUrl is its address).
   const publicBaseUrl = options.publicBaseUrl ?? profile.publicBaseUrl ?? (options.target === 'embedded' || options.target === 'container' ? target.info.baseUrl : undefined);
   if (publicBaseUrl) target.info.publicBaseUrl = new URL(publicBaseUrl).origin;
-  if (options.clients) target.info.interopClients = options.clients;
   const searches = options.progress?.live ? options.progress : undefined;
   const ledger = run.openLedger(
     { bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs },
@@ -127,13 +128,13 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
     // Every key, token and session id the run holds is known now, before the first progress line.
     options.progress?.setSecrets(conformanceSecrets(options, target.info, run.keys.redaction()));
     if (profile.derive) target.info.profile = await deriveFor(run, target.info);
-    const plan = planChecks(definitions, target.info, options.only);
+    const plan = planChecks(definitions, target.info, run.settings, options.only);
     // The run's search time split evenly among the searches its checks declare, known before any check starts.
-    const { budgetMs, replay } = target.info.property;
+    const { budgetMs, replay } = run.settings.property;
     if (budgetMs !== undefined && !replay) {
       const searchCount = searchesIn(plan);
       propertyBudget = { budgetMs, searches: searchCount, timeBoxMs: timeBoxOf(budgetMs, searchCount) };
-      target.info.property = { ...target.info.property, timeLimitMs: propertyBudget.timeBoxMs };
+      run.settings = { ...run.settings, property: { ...run.settings.property, timeLimitMs: propertyBudget.timeBoxMs } };
     }
     // The interop matrix runs beside the checks: its clients wait on the target, no check waits on them but its own.
     const matrixClients = profile.kind === 'service'
@@ -203,12 +204,12 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
 
 /** The derived profile's recipes from the target's tools/list (src/profile/profile-derive.ts). */
 async function deriveFor(run: RunState, info: TargetInfo): Promise<Profile> {
-  const tools = await listTools(new McpSession(new WireClient([], () => [], info.timeoutMs, { run }), info));
+  const tools = await listTools(new McpSession(new WireClient([], () => [], run.settings.timeoutMs, { run }), info));
   if (typeof tools === 'string') {
     const why = `the recipes are built from tools/list, which could not be read: ${tools}`;
     return { ...info.profile, gaps: Object.fromEntries([...SPEC_STREAMING_TOOLS, 'createBlock', 'listBlocks', 'publishBlock'].map((k) => [k, why])) };
   }
-  return deriveProfile(info.profile, tools, info.seed);
+  return deriveProfile(info.profile, tools, run.settings.seed);
 }
 
 /** The command that runs a check alone; a failed property's adds the path that replays its counterexample. */

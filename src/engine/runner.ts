@@ -1,5 +1,6 @@
 import { planCheck, runCheck, type CheckDefinition, type PlannedCheck } from './check.js';
 import type { RunState } from './run-state.js';
+import type { RunSettings } from './run-settings.js';
 import type { TargetInfo } from '../targets/target-info.js';
 import type { CheckRecord } from './verdict.js';
 import { eachLimited } from '../kit/each-limited.js';
@@ -23,10 +24,10 @@ export interface RunnerOptions {
 }
 
 /** The runs of the checks `only` selects against the target, by group (suite file), in load order. */
-export function planChecks(definitions: readonly CheckDefinition[], target: TargetInfo, only: readonly string[]): Map<string, PlannedCheck[]> {
+export function planChecks(definitions: readonly CheckDefinition[], target: TargetInfo, settings: RunSettings, only: readonly string[]): Map<string, PlannedCheck[]> {
   const groups = new Map<string, PlannedCheck[]>();
   for (const def of definitions) {
-    const planned = planCheck(def, target, only);
+    const planned = planCheck(def, target, settings, only);
     if (planned.length > 0) groups.set(def.group, [...(groups.get(def.group) ?? []), ...planned]);
   }
   return groups;

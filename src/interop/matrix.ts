@@ -160,7 +160,7 @@ export async function startMatrix(run: RunState, target: TargetInfo, selected: r
   const watch = watchStalls();
   let matrix: Matrix;
   try {
-    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, target.timeoutMs, { run }) }, selected, secrets, watch.stalls);
+    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, run.settings.timeoutMs, { run }) }, selected, secrets, watch.stalls);
   } finally {
     watch.stop();
   }
@@ -195,10 +195,10 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   // stdio includes starting the proxy, and four runtimes start at once; on a starved machine that takes seconds.
   const startupMs = await measureStartup();
   const allowance = startupAllowance(startupMs);
-  const timeoutMs = c.target.timeoutMs + allowance;
-  notes.push(`node started in ${startupMs} ms on this machine just before the clients: each client's deadline per request was the run's ${c.target.timeoutMs} ms + ${allowance} ms, and its start-up grace ${(STARTUP_GRACE_MS + allowance) / 1000} s`);
+  const timeoutMs = c.http.run.settings.timeoutMs + allowance;
+  notes.push(`node started in ${startupMs} ms on this machine just before the clients: each client's deadline per request was the run's ${c.http.run.settings.timeoutMs} ms + ${allowance} ms, and its start-up grace ${(STARTUP_GRACE_MS + allowance) / 1000} s`);
   const env: Record<string, string> = {
-    INTEROP_REVISION: c.target.protocol === 'auto' ? 'default' : c.target.protocol,
+    INTEROP_REVISION: c.http.run.settings.protocol === 'auto' ? 'default' : c.http.run.settings.protocol,
     INTEROP_PLAN: JSON.stringify({ calls: calls.map(({ tool, arguments: a, streaming }) => ({ tool, arguments: a, streaming })), timeoutMs }),
     ...(key && { MCP_API_KEY: key }),
     ...(badKey !== 'none' && { INTEROP_BAD_KEY: c.target.revokedKey ?? wrong }),
@@ -207,7 +207,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const cells: Cell[] = [];
   for (const id of selected) {
     for (const mode of ['http', 'stdio'] as const) {
-      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.target.protocol), wire: [], requests: 0 };
+      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.http.run.settings.protocol), wire: [], requests: 0 };
       const missing = CLIENTS[id].missing();
       if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
       // A service with no key to give the client (the bootstrap refused, none given): nothing to connect with.

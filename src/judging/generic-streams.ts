@@ -93,12 +93,12 @@ async function runRound(run: RunState, runTarget: TargetInfo): Promise<GenericRo
   const own = revision ? await openSession(run, runTarget, revision) : undefined;
   const target: TargetInfo = own ? { ...runTarget, sessionId: own.sessionId } : runTarget;
   const secrets = runSecrets(target);
-  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, target.timeoutMs, { run }), target);
-  const deadlineMs = target.timeoutMs;
+  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, run.settings.timeoutMs, { run }), target);
+  const deadlineMs = run.settings.timeoutMs;
   const standaloneLog: Exchange[] = [];
   let stream: StandaloneStream | undefined;
   try {
-    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, target.timeoutMs, { run }), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
+    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, run.settings.timeoutMs, { run }), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
   } catch {
     // No headers to send (a service target without a key): the calls say why themselves.
   }
@@ -108,7 +108,7 @@ async function runRound(run: RunState, runTarget: TargetInfo): Promise<GenericRo
     const { calls, why } = await findCalls(target, session(discovery), Math.min(deadlineMs, PROBE_DEADLINE_MS), stream?.messages, tokens);
     const streams: GenericStream[] = calls.flatMap((call, slot) => VARIANTS.map((variant): GenericStream => ({
       call, variant, exchanges: [], elsewhere: [],
-      ...(variant === 'string token' ? { id: run.ids.named('stream'), token: `tok-${slot + 1}-${target.seed % 10_000}` } : variant === 'integer token' ? { id: run.ids.next(), token: slot * 7 } : { id: run.ids.next() }),
+      ...(variant === 'string token' ? { id: run.ids.named('stream'), token: `tok-${slot + 1}-${run.settings.seed % 10_000}` } : variant === 'integer token' ? { id: run.ids.next(), token: slot * 7 } : { id: run.ids.next() }),
     })));
     tokens.push(...streams.flatMap((s) => (s.token === undefined ? [] : [s.token])));
     await Promise.all(streams.map(async (s) => {
@@ -124,6 +124,7 @@ async function runRound(run: RunState, runTarget: TargetInfo): Promise<GenericRo
       const { res, error } = await stream.close();
       standalone = { exchanges: standaloneLog, ...(res && { res }), ...(error !== undefined && { error }), messages: stream.messages, tokens };
       for (const s of streams) if (s.token !== undefined) s.elsewhere = stream.messages.filter((m) => progressFor(m, s.token!));
+      stream = undefined; // closed: the finally below closes it only when the round ended early
     }
     return { calls, streams, why, discovery, deadlineMs, ...(standalone && { standalone }) };
   } finally {
@@ -155,7 +156,7 @@ async function findCalls(target: TargetInfo, mcp: McpSession, deadlineMs: number
   if (typeof listed === 'string') return { calls: [], why: `tools/list could not be read, so no tool was tried for progress: ${listed}` };
   // On a deployment, only tools that say they change nothing are called (src/properties/tool-calls.ts).
   const eligible = listed.filter((t) => !onDeployment(target) || t.annotations?.readOnlyHint === true);
-  const probes = eligible.slice(0, MAX_PROBES).map((t) => ({ t, instances: instancesOf(t, target.seed) })).filter((p) => p.instances.length > 0);
+  const probes = eligible.slice(0, MAX_PROBES).map((t) => ({ t, instances: instancesOf(t, mcp.http.run.settings.seed) })).filter((p) => p.instances.length > 0);
   const found: GenericCall[] = [];
   const tried = new Map<string, string[]>();
   await eachLimited(probes, PROBES_AT_ONCE, async (p) => {

@@ -71,7 +71,7 @@ export async function scheduleCalls(c: CheckContext): Promise<ScopedResource> {
   if (!c.target.apiKey && c.target.noKeyReason) c.notTestable(c.target.noKeyReason);
   const tools = await listTools(c.mcp);
   if (typeof tools === 'string') throw new CheckFailure(`tools/list, which says whether the target offers schedules, could not be read: ${tools}`, 'a tool list', tools);
-  const found = deriveResourceTools(tools, 'schedule', c.target.seed);
+  const found = deriveResourceTools(tools, 'schedule', c.settings.seed);
   if (!found) c.notApplicable('tools/list offers no schedule resource (no schedules.create, no schedules.list, no tool taking a scheduleId): schedule.preview, the one schedule tool the description names, keeps none');
   const offered = [found.create, found.list, ...found.reads, ...found.writes].filter((r): r is CallRecipe => r !== undefined).map((r) => r.tool);
   const notes = [`schedule recipes built from tools/list: ${offered.join(', ') || 'none'}`];

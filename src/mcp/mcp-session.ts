@@ -39,7 +39,7 @@ export class McpSession {
    * `revision`: the revision to speak (a check's); absent, the run's primary revision; null, none at all.
    */
   constructor(readonly http: WireClient, readonly target: TargetInfo, readonly options: { revision?: Revision | null } = {}) {
-    this.revision = options.revision === undefined ? primaryRevision(target.protocol, target.revisions ?? []) : options.revision ?? undefined;
+    this.revision = options.revision === undefined ? primaryRevision(http.run.settings.protocol, target.revisions ?? []) : options.revision ?? undefined;
   }
 
   /** The request's revision wire for `body` (undefined: raw text, not decorated). */

@@ -47,7 +47,7 @@ async function prepareEnvelopes(c: CheckContext, purpose: string, sessions: OwnS
  * another way before the deadline (a reset) fails the run.
  */
 export async function postBody(c: CheckContext, s: EnvelopeSetup, body: string, revision: string | undefined): Promise<WireResponse> {
-  const timeoutMs = c.target.kind === 'url' ? c.target.timeoutMs : REPLY_DEADLINE_MS;
+  const timeoutMs = c.target.kind === 'url' ? c.settings.timeoutMs : REPLY_DEADLINE_MS;
   try {
     const session = await s.sessions.headersFor(body, revision as Revision | undefined);
     return await c.mcp.post(undefined, { key: s.key, raw: body, timeoutMs, headers: { ...session, ...(revision && { 'mcp-protocol-version': revision }) } });

@@ -121,7 +121,7 @@ export async function callTool(c: CheckContext, s: ToolSetup, call: Call): Promi
   const id = c.run.ids.next();
   // The user's --timeout, on our own server too: a shorter deadline found hangs sooner, but on a slow or busy
   // machine it also ended searches on replies that were merely late, and the mutants they search for went uncaught.
-  const timeoutMs = c.target.timeoutMs;
+  const timeoutMs = c.settings.timeoutMs;
   const params: Record<string, unknown> = { name: call.tool, arguments: call.args };
   let headers: Record<string, string> = {};
   if (call.revision === MODERN) {
@@ -170,7 +170,7 @@ export function withValidArguments(c: CheckContext, s: ToolSetup): ToolSetup {
   const tools: Tool[] = [];
   const missing: string[] = [];
   for (const t of s.tools) {
-    const outcome = searchValue(validValues(t.schema, { hints: s.hints }), (v) => t.validate(v), c.target.seed, AIM_SEARCH, (v) => t.validate.errors(v));
+    const outcome = searchValue(validValues(t.schema, { hints: s.hints }), (v) => t.validate(v), c.settings.seed, AIM_SEARCH, (v) => t.validate.errors(v));
     if (!outcome.found) {
       const why = noValidArguments(t.name, outcome, AIM_SEARCH);
       missing.push(why);
@@ -205,7 +205,7 @@ function invalidCalls(c: CheckContext, s: ToolSetup, revisions: (Revision | unde
   for (const t of s.tools) {
     const bad = invalidValues(t.schema, { hints: s.hints });
     if (!bad) continue;
-    const outcome = searchValue(bad, (v) => !t.validate(v.value), c.target.seed, AIM_SEARCH);
+    const outcome = searchValue(bad, (v) => !t.validate(v.value), c.settings.seed, AIM_SEARCH);
     if (outcome.found) spoilable.push({ t, bad });
     else c.observe(`no invalid arguments found for ${t.name} within ${AIM_SEARCH.deadlineMs} ms (${outcome.tries} spoiled values, all valid): left out of the search`);
   }

@@ -19,7 +19,7 @@ async function send(run: RunState, info: TargetInfo, method: 'POST' | 'DELETE', 
     method,
     headers: { ...headers, ...info.headers, ...(info.apiKey && { authorization: `Bearer ${info.apiKey}` }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
-    headersTimeout: info.timeoutMs, bodyTimeout: info.timeoutMs,
+    headersTimeout: run.settings.timeoutMs, bodyTimeout: run.settings.timeoutMs,
   });
 }
 
@@ -84,7 +84,8 @@ export async function detectRevisions(run: RunState, info: TargetInfo): Promise<
  * supports (version negotiation). Anything else (-32601, a 5xx, no reply) is the service's refusal.
  */
 export async function detectRevisionsWithEvidence(run: RunState, info: TargetInfo): Promise<{ revisions: Revision[]; refusal?: string }> {
-  if (info.protocol !== 'auto') return { revisions: [info.protocol] };
+  const { protocol } = run.settings;
+  if (protocol !== 'auto') return { revisions: [protocol] };
   const spoken: Revision[] = [];
   const answers: string[] = [];
   let namesSupported = false;

@@ -1,12 +1,12 @@
 import type { Revision } from '../catalog/types.js';
-import type { ClientId } from '../interop/clients.js';
 import type { RunLimits } from '../profile/limits.js';
 import type { Profile } from '../profile/profile.js';
-import type { PropertyBudget } from '../engine/property.js';
 
 /**
- * What the checks know of the target. Keys are here because
- * checks must send them; every record of an exchange redacts them.
+ * What the checks know of the target: where it is, the keys and headers it is sent, what it was found to
+ * speak, and what the user declared of it (its profile's recipes, its limits). Keys are here because checks
+ * must send them; every record of an exchange redacts them. The run's own settings (seed, deadlines, property
+ * budget, the revision asked for) are not facts about the target: src/engine/run-settings.ts.
  */
 export interface TargetInfo {
   kind: 'embedded' | 'url' | 'container' | 'stdio';
@@ -44,8 +44,6 @@ export interface TargetInfo {
   canBootstrap: boolean;
   /** `GET` returns the mails the harness's own SMTP sink received, when it runs one the target mails to. */
   mailboxUrl?: string;
-  /** The SDK clients of the interop matrix to run (`--clients`); absent: all of them. */
-  interopClients?: ClientId[];
   /** The stdio proxy command, for the stdio target. */
   stdio?: { command: string; args: string[]; env: Record<string, string> };
   /** `generic`: only protocol-level checks that hold for any Streamable HTTP MCP server. */
@@ -55,8 +53,6 @@ export interface TargetInfo {
    * run holds (src/profile/limits.ts); absent when nothing was declared.
    */
   limits?: RunLimits;
-  /** `auto`, or the revision to test. */
-  protocol: 'auto' | Revision;
   /** Revisions the target was found to speak (or the one given with --protocol). */
   revisions: Revision[];
   /**
@@ -65,11 +61,6 @@ export interface TargetInfo {
    * failure, not a limit of the target (a modern-only server names its supported versions instead).
    */
   revisionRefusal?: string;
-  /** Per-request deadline. */
-  timeoutMs: number;
-  seed: number;
-  /** How hard property checks search (quick CI mode or deep), and a counterexample to replay. */
-  property: PropertyBudget;
   /**
    * A control channel outside the service (embedded target only): mints and revokes keys of a workspace,
    * as the service's admin settings would. Its token is a secret like a key.

@@ -17,7 +17,7 @@ import { notMcpReason } from './endpoint-preflight.js';
 export async function prepareUrl(run: RunState, base: TargetBase, baseUrl: string, mcpUrl?: string, mailboxUrl?: string, bootstrapBudget = Infinity): Promise<PreparedTarget> {
   const endpoint = mcpUrl ?? `${baseUrl.replace(/\/$/, '')}/api/mcp/v1`;
   run.tally.add({ requests: 1 });
-  const reply = await postOnce(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', base.timeoutMs, run.pool);
+  const reply = await postOnce(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base.headers }, '{"jsonrpc":"2.0","id":0,"method":"ping"}', run.settings.timeoutMs, run.pool);
   // No MCP endpoint where the service keeps one: a wrong URL, not a service to judge (its requests would all be 404s).
   if (reply.status === 404) {
     const path = new URL(baseUrl).pathname.replace(/\/$/, '');
@@ -35,7 +35,7 @@ export async function prepareUrl(run: RunState, base: TargetBase, baseUrl: strin
     run.tally.add({ requests: 1 });
     // Name where the key came from: a key from the environment is not "the key given with --api-key".
     const from = source === env ? `the key from the environment variable ${env}` : `the key given with ${option}`;
-    if (await keyStatus(endpoint, key, base.timeoutMs, base.headers, run.pool) === 401) throw new TargetError(`the service refused ${from} (401 to tools/list at ${endpoint}); give a live key (${option} or ${env})`);
+    if (await keyStatus(endpoint, key, run.settings.timeoutMs, base.headers, run.pool) === 401) throw new TargetError(`the service refused ${from} (401 to tools/list at ${endpoint}); give a live key (${option} or ${env})`);
   }
   const service = base.profile.kind === 'service';
   const origin = baseUrl.replace(/\/$/, '');
@@ -49,7 +49,7 @@ export async function prepareUrl(run: RunState, base: TargetBase, baseUrl: strin
       return undefined;
     }
     bootstrapsUsed += 1;
-    const outcome = await tryBootstrapKey(run, origin, label, base.timeoutMs);
+    const outcome = await tryBootstrapKey(run, origin, label, run.settings.timeoutMs);
     if ('refused' in outcome) {
       refusals.push(outcome.refused);
       return undefined;

@@ -1,11 +1,11 @@
+import type { RunSettings } from '../../src/engine/run-settings.js';
 import { defineSuite } from '../../src/engine/check.js';
-import type { TargetInfo } from '../../src/targets/target-info.js';
 import { checkServiceModel } from '../../src/properties/model/run.js';
 
 const { check, describe, seal } = defineSuite('properties/model');
 
 /** Quick mode is time-boxed (1.5 s of search, 10 s of shrinking); deep mode is not: about 0.5 s per run. */
-const timeout = ({ property: budget }: TargetInfo) => (budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500);
+const timeout = ({ property: budget }: RunSettings) => (budget.timeLimitMs > 0 ? 60_000 : 120_000 + budget.runs * 1_500);
 
 describe('model', () => {
   // "Block | Authored through tools `blocks.create`, `blocks.build`, `blocks.list`." "Plan caps apply to block authoring."

@@ -47,7 +47,7 @@ describe.concurrent('schedule properties', () => {
         const replies = await Promise.all(previews.map(async (p) => {
           const args = { ...recipe.arguments, expression: p.expression, count: p.count, from: p.from, timezone: p.timezone };
           // The user's --timeout: a shorter deadline of the harness's own ended the search on replies merely late on a busy machine.
-          const timeoutMs = c.target.timeoutMs;
+          const timeoutMs = c.settings.timeoutMs;
           try {
             return await c.mcp.call(recipe.tool, args, { key, timeoutMs });
           } catch (err) {

@@ -39,7 +39,7 @@ describe.concurrent('tool argument properties', () => {
       // Spend little on a deployment: each tool once, under the run's revision, with its schema's smallest
       // instance, no search; a few at a time, so that one slow tool does not hold up the others.
       const call = async (tool: (typeof s.tools)[number]) => {
-        const one: Call = { tool: tool.name, args: smallestInstance(tool, s.hints, c.target.seed), revision: c.mcp.revision };
+        const one: Call = { tool: tool.name, args: smallestInstance(tool, s.hints, c.settings.seed), revision: c.mcp.revision };
         let sent: Awaited<ReturnType<typeof callTool>>;
         try {
           sent = await callTool(c, s, one);
@@ -56,7 +56,7 @@ describe.concurrent('tool argument properties', () => {
       await eachLimited(s.tools, DEPLOYMENT_CALLS_AT_ONCE, call);
       c.observe(`on a deployment: ${s.tools.length} tool(s) called once each with the smallest instance of its inputSchema, no search`);
       if (slow.size > 0) c.observe(`not answered within the deadline, so not judged (notifications/cancelled sent): calls of ${[...slow].join(', ')}`);
-      if (slow.size === s.tools.length) c.notTestable(`no call was answered within the harness's deadline of ${c.target.timeoutMs} ms (notifications/cancelled sent for each): ${[...slow].join(', ')}`);
+      if (slow.size === s.tools.length) c.notTestable(`no call was answered within the harness's deadline of ${c.settings.timeoutMs} ms (notifications/cancelled sent for each): ${[...slow].join(', ')}`);
       return;
     }
     await c.property({

@@ -9,7 +9,7 @@ import { searchCapacity, type SearchOptions, type StepRunner } from '../../load/
 import { parseSlo } from '../../load/capacity/slo.js';
 import { defaultGeneratorBounds } from '../../load/capacity/step-judge.js';
 import { scenarioByName } from '../../load/scenarios.js';
-import { SimulatedRunner, type Service } from './helpers/simulated-runner.js';
+import { SimulatedRunner } from './helpers/simulated-runner.js';
 
 const slo = parseSlo('p99<=50ms,errors<=1%');
 

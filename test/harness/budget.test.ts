@@ -4,7 +4,6 @@ import { RunLedger } from '../../src/budget/run-ledger.js';
 import { bucketOf, holdBackMs } from '../../src/budget/pacer.js';
 import { Tally } from '../../src/budget/tally.js';
 import { RunState } from '../../src/engine/run-state.js';
-import type { TargetInfo } from '../../src/targets/target-info.js';
 
 describe('bootstrap plan', () => {
   it('shares never exceed the budget, and the same budget always buys the same shares', () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BROKEN_SERVICES } from '../../service/mutants/fail-closed.js';
 import type { Middleware } from '../../service/reference-server/app.js';
 import { startServer, VARIANT_CONFIG } from '../../fixtures/variants/variant.js';

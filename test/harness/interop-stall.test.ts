@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunState } from '../../src/engine/run-state.js';
+import { DEFAULT_SETTINGS } from '../../src/engine/run-settings.js';
 import { planCheck, runCheck } from '../../src/engine/check.js';
 import { CHECKS } from '../../suites/index.js';
 import { PACKAGE_ROOT } from '../../src/kit/package-root.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
 import { loadProfile } from '../../src/profile/profile.js';
-import { QUICK_BUDGET } from '../../src/engine/property.js';
 import { prepareEmbedded } from '../../src/targets/embedded.js';
 import type { PreparedTarget } from '../../src/targets/target.js';
 import type { TargetInfo } from '../../src/targets/target-info.js';
@@ -39,7 +39,7 @@ describe('the in-process SDK check on a harness whose event loop stalls', () => 
   let behaviour: Behaviour = 'forward';
   let via: string;
   beforeAll(async () => {
-    prepared = await prepareEmbedded(new RunState(), { headers: {}, profile: loadProfile('reference', PACKAGE_ROOT), protocol: 'auto', timeoutMs: SDK_TIMEOUT_MS, seed: 1, property: QUICK_BUDGET });
+    prepared = await prepareEmbedded(new RunState({ ...DEFAULT_SETTINGS, timeoutMs: SDK_TIMEOUT_MS }), { headers: {}, profile: loadProfile('reference', PACKAGE_ROOT) });
     forwarder = createServer((req, res) => {
       void (async () => {
         // The SDK's listening stream is not needed here: refused, as the protocol allows.
@@ -78,9 +78,10 @@ describe('the in-process SDK check on a harness whose event loop stalls', () => 
   const runConnect = (timeoutMs: number): Promise<CheckRecord> => inNewScope(async () => {
     const def = CHECKS.find((d) => d.requirementIds.includes('interop-sdk-legacy-connect'))!;
     // The reference speaks 2025-11-25 (a run detects it; the check runs once per legacy revision spoken).
-    const target: TargetInfo = { ...prepared.info, mcpUrl: via, timeoutMs, revisions: ['2025-11-25'] };
-    const [planned] = planCheck(def, target, ['interop-sdk-legacy-connect']);
-    return runCheck(planned!, target, new RunState());
+    const target: TargetInfo = { ...prepared.info, mcpUrl: via, revisions: ['2025-11-25'] };
+    const run = new RunState({ ...DEFAULT_SETTINGS, timeoutMs });
+    const [planned] = planCheck(def, target, run.settings, ['interop-sdk-legacy-connect']);
+    return runCheck(planned!, target, run);
   });
 
   it('passes through the forwarder when nothing stalls (the forwarder is transparent)', async () => {

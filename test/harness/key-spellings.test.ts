@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { base64Cores, keyParts, matcherFor, SpellingMatcher, spellingsOf } from '../../src/kit/key-spellings.js';
 import { inNewScope } from '../../src/kit/run-scope.js';
-import { aliasOf, REDACTED, redact, Secrets } from '../../src/kit/scrub.js';
+import { aliasOf, redact, Secrets } from '../../src/kit/scrub.js';
 import { keyEchoRecord } from '../../src/judging/key-echoes.js';
 import { KeyLedger, type InspectedReply } from '../../src/wire/key-sightings.js';
 import { RunState } from '../../src/engine/run-state.js';

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MUTANTS } from '../../service/mutants/index.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';

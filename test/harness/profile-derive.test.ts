@@ -153,7 +153,7 @@ describe('deriving the service profile', () => {
     const { apiKey } = await bootstrap(server);
     target = {
       kind: 'url', baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, headers: {}, apiKey, canBootstrap: false, profile: BASE,
-      protocol: 'auto', revisions: [], timeoutMs: 5000, seed: 1, property: { runs: 1, timeLimitMs: 0, shrinkTimeMs: 0 },
+      revisions: [],
     };
     const listed = await listTools(new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target));
     if (typeof listed === 'string') throw new Error(listed);

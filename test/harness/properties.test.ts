@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConformanceRuns } from '../../scripts/conformance-runs.js';
 import { REPORT_FILES } from '../../src/reports/index.js';
 import { expectValid } from '../helpers/results-schema.js';

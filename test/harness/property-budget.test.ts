@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src/engine/run-settings.js';
 import { parseConformanceArgs } from '../../src/cli/conformance-options.js';
 import { UsageError } from '../../src/kit/options.js';
 import { MIN_TIME_BOX_MS, QUICK_BUDGET, timeBoxOf } from '../../src/engine/property.js';
@@ -11,8 +12,8 @@ import type { TargetInfo } from '../../src/targets/target-info.js';
 describe('the property search budget', () => {
   /** The searches a run against a target speaking `revisions` makes for `only` (the checks declare them). */
   const searches = async (revisions: Revision[], only: string[] = []) => {
-    const target = { profile: { kind: 'service' }, protocol: 'auto', revisions } as unknown as TargetInfo;
-    return searchesIn(planChecks(CHECKS, target, only));
+    const target = { profile: { kind: 'service' }, revisions } as unknown as TargetInfo;
+    return searchesIn(planChecks(CHECKS, target, DEFAULT_SETTINGS, only));
   };
 
   it('counts the searches the checks of a selection declare, a per-revision search once per revision spoken', async () => {
@@ -54,8 +55,8 @@ describe('the property search budget', () => {
 /** Searches are time-boxed and take what the event loop leaves them: side by side, they come after the scenario checks. */
 describe('the order of the groups', () => {
   const plan = async () => {
-    const target = { profile: { kind: 'service' }, protocol: 'auto', revisions: ['2025-11-25'] } as unknown as TargetInfo;
-    return planChecks(CHECKS, target, []);
+    const target = { profile: { kind: 'service' }, revisions: ['2025-11-25'] } as unknown as TargetInfo;
+    return planChecks(CHECKS, target, DEFAULT_SETTINGS, []);
   };
   const searching = (planned: Parameters<typeof searches>[0][]) => planned.some(searches);
 

@@ -87,7 +87,7 @@ describe('scrubDeep', () => {
       { headers: { 'x-api-key': HEADER_SECRET }, apiKey: 'cnv_live_given0000000000000', baseUrl: `http://u:${PASSWORD}@127.0.0.1:1` },
       {
         kind: 'url', baseUrl: 'http://127.0.0.1:1', mcpUrl: 'http://127.0.0.1:1/api/mcp/v1', headers: {}, canBootstrap: false, profile: {} as never,
-        protocol: 'auto', revisions: [], timeoutMs: 1, seed: 1, property: {} as never,
+        revisions: [],
         revokedKey: 'revoked-key-000000', admin: { url: 'http://127.0.0.1:2', token: 'admin-token-000000' }, sessionId: 'sess-000000000',
       },
     );

@@ -1,11 +1,10 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RunState } from '../../src/engine/run-state.js';
 import { sessionMutants } from '../../service/mutants/session.js';
 import { isMcp } from '../../service/mutants/intercept.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import { loadProfile } from '../../src/profile/profile.js';
-import { QUICK_BUDGET } from '../../src/engine/property.js';
 import { ROOT } from '../../src/engine/run.js';
 import type { TargetInfo } from '../../src/targets/target-info.js';
 import { openRunSession } from '../../src/targets/session-lifecycle.js';
@@ -49,7 +48,7 @@ async function info(server: ReferenceServer): Promise<TargetInfo> {
   const { apiKey } = await bootstrap(server);
   return {
     kind: 'url', baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, headers: {}, apiKey, canBootstrap: false,
-    profile: loadProfile('generic', ROOT), protocol: 'auto', revisions: ['2025-06-18', '2025-11-25'], timeoutMs: 5000, seed: 1, property: QUICK_BUDGET,
+    profile: loadProfile('generic', ROOT), revisions: ['2025-06-18', '2025-11-25'],
   };
 }
 

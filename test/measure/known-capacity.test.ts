@@ -6,7 +6,7 @@
  * jitter (service 40 ms, threshold 100 ms at the 90th percentile).
  */
 import { describe, expect, it } from 'vitest';
-import { expectedStallP99, trueCapacity, type CapacitySpec } from '../../fixtures/capacity/models.js';
+import { trueCapacity, type CapacitySpec } from '../../fixtures/capacity/models.js';
 import { maxRateForPercentile } from '../../fixtures/capacity/simulate.js';
 import { row, searchFixture } from '../capacity/helpers/search-fixture.js';
 

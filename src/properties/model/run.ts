@@ -55,7 +55,7 @@ export async function checkServiceModel(c: CheckContext): Promise<void> {
     c.notTestable('every run starts from two fresh workspaces and mints and revokes keys: that needs the deployment\'s admin settings, which only the embedded target offers the harness');
   }
   const recipes = recipesOf(c);
-  const size = c.target.property.timeLimitMs > 0 ? QUICK_SIZE : DEEP_SIZE;
+  const size = c.settings.property.timeLimitMs > 0 ? QUICK_SIZE : DEEP_SIZE;
   await c.property({
     id: MODEL_PROPERTY_ID,
     arbitrary: modelCommands(recipes, size),
