@@ -107,28 +107,28 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
     profile: profile.limits, profileName: profile.name, ...(harnessServer && { inForce: referenceLimitsInForce(), inForceName: 'the configuration of the reference server the harness started (service/reference-server/conformance-config.ts)' }),
     key: options.limits?.key, other: options.limits?.other, keyGiven: options.apiKey !== undefined, otherGiven: options.otherKey !== undefined,
   });
-  if (limits) target.info.limits = limits;
   // A server the harness started names its own origin in its files (its publicBaseUrl is its address).
   const publicBaseUrl = options.publicBaseUrl ?? profile.publicBaseUrl ?? (options.target === 'embedded' || options.target === 'container' ? target.info.baseUrl : undefined);
-  if (publicBaseUrl) target.info.publicBaseUrl = new URL(publicBaseUrl).origin;
+  // What the run knows of the target, each fact added once as it is learnt: prepared, declared, detected, in session, derived.
+  let info: TargetInfo = { ...target.info, ...(limits && { limits }), ...(publicBaseUrl && { publicBaseUrl: new URL(publicBaseUrl).origin }) };
   const searches = options.progress?.live ? options.progress : undefined;
   const ledger = run.openLedger(
     { bootstraps: Number.isFinite(bootstrapBudget) ? Math.max(0, bootstrapBudget - preparedBootstraps) : undefined, waitMs: waitBudgetMs },
     searches && ((s) => searches.search(s)),
   );
-  const detected = await detectRevisionsWithEvidence(run, target.info);
-  target.info.revisions = detected.revisions;
-  if (detected.refusal) target.info.revisionRefusal = detected.refusal;
+  const detected = await detectRevisionsWithEvidence(run, info);
+  info = { ...info, revisions: detected.revisions, ...(detected.refusal && { revisionRefusal: detected.refusal }) };
   let session: Awaited<ReturnType<typeof openRunSession>> | undefined;
   let matrix: Promise<unknown> | undefined;
   let records: CheckRecord[];
   let propertyBudget: Results['propertyBudget'];
   try {
-    session = await openRunSession(run, target.info);
+    session = await openRunSession(run, info);
+    if (session.sessionId !== undefined) info = { ...info, sessionId: session.sessionId };
     // Every key, token and session id the run holds is known now, before the first progress line.
-    options.progress?.setSecrets(conformanceSecrets(options, target.info, run.keys.redaction()));
-    if (profile.derive) target.info.profile = await deriveFor(run, target.info);
-    const plan = planChecks(definitions, target.info, run.settings, options.only);
+    options.progress?.setSecrets(conformanceSecrets(options, info, run.keys.redaction()));
+    if (profile.derive) info = { ...info, profile: await deriveFor(run, info) };
+    const plan = planChecks(definitions, info, run.settings, options.only);
     // The run's search time split evenly among the searches its checks declare, known before any check starts.
     const { budgetMs, replay } = run.settings.property;
     if (budgetMs !== undefined && !replay) {
@@ -139,9 +139,9 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
     // The interop matrix runs beside the checks: its clients wait on the target, no check waits on them but its own.
     const matrixClients = profile.kind === 'service'
       ? CLIENT_IDS.filter((id) => interopMatrixRequirements.some((r) => r.client === id && selected(r))) : [];
-    matrix = matrixClients.length > 0 ? startMatrix(run, target.info, matrixClients) : undefined;
+    matrix = matrixClients.length > 0 ? startMatrix(run, info, matrixClients) : undefined;
     if (matrix) ledger.share(MATRIX_WORK, matrix);
-    records = await runPlanned(plan, target.info, run, {
+    records = await runPlanned(plan, info, run, {
       // Our own server's limits are set for the checks: four groups side by side keep two cores busy. A
       // deployment gets one group at a time: side by side they trip its production rate limits.
       groups: harnessServer ? GROUPS_AT_ONCE.owned : GROUPS_AT_ONCE.deployment,
@@ -163,12 +163,12 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
     bootstrapShares: { ...(preparedBootstraps > 0 && { 'target keys': preparedBootstraps }), ...ledger.granted },
     ...(Object.keys(ledger.refused).length > 0 && { beyondBudget: ledger.refused }),
     // An MCP endpoint (--mcp-url) offers no bootstrap: its budget is never used, so no report prints one.
-    ...(!target.info.canBootstrap && { canBootstrap: false as const }),
+    ...(!info.canBootstrap && { canBootstrap: false as const }),
   };
   // Every reply any check received, judged once all are in (src/judging/key-echoes.ts).
   if (selected(requirement(KEY_NEVER_ECHOED))) records.push(keyEchoRecord(run.keys.take()));
   // Every malformed or unexpected message any check sent, and the 5xx among their replies (src/wire/server-errors.ts).
-  if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(run.serverErrors, target.info.mcpUrl));
+  if (selected(requirement(NO_5XX))) records.push(serverErrorRecord(run.serverErrors, info.mcpUrl));
   for (const r of records) r.replay = replayCommand(options, r);
   const { requirements, totals } = aggregate(records, selected, new Set(options.baseline));
   const loss = targetLoss(records, requirements, startedAt);
@@ -177,9 +177,9 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
   const results: Results = {
     schemaVersion: 1,
     tool: packageInfo(),
-    target: { kind: target.info.kind, baseUrl: target.info.baseUrl, mcpUrl: target.info.mcpUrl },
+    target: { kind: info.kind, baseUrl: info.baseUrl, mcpUrl: info.mcpUrl },
     profile: profile.name,
-    protocolRevision: target.info.revisions.join(', ') || 'none detected',
+    protocolRevision: info.revisions.join(', ') || 'none detected',
     seed: options.seed,
     strict: options.strict,
     startedAt: startedAt.toISOString(),
@@ -195,7 +195,7 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
   };
   // The one door (src/reports/index.ts): every file, and what the CLI prints, comes from a copy scrubbed of the run's secrets.
   const dir = resolve(options.reportDir);
-  const secrets = conformanceSecrets(options, target.info, run.keys.redaction());
+  const secrets = conformanceSecrets(options, info, run.keys.redaction());
   const clean = writeReports(results, dir, secrets, !options.writeReports);
   // report.html is the folder's page (with a load or probe run written beside): composed, scrubbed again, from results.json.
   if (options.writeReports) await options.composeReportHtml?.(dir, secrets);

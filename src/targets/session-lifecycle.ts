@@ -20,6 +20,8 @@ const HOUSEKEEPING_TIMEOUT_MS = 5_000;
 export const CLIENT_INFO = { name: 'mcp-conformance-harness', version: '1' };
 
 export interface RunSession {
+  /** The session the server opened, which every later request of the run carries; absent when it keeps none. */
+  sessionId?: string;
   /** Ends the session (`DELETE`); a no-op when the server keeps none. Never throws. */
   close(): Promise<void>;
 }
@@ -99,16 +101,13 @@ export async function openSession(run: RunState, info: TargetInfo, revision: Rev
 }
 
 /**
- * Finds out whether the server wants a session, and opens the run's one if so (`openSession`); its id goes to
- * `info.sessionId`, which every later request of the run carries (McpSession.headers).
+ * Finds out whether the server wants a session, and opens the run's one if so (`openSession`); the run puts its
+ * id in the target's facts (`sessionId`), which every later request of the run carries (McpSession.headers).
  */
 export async function openRunSession(run: RunState, info: TargetInfo): Promise<RunSession> {
   const none: RunSession = { close: async () => {} };
   const revision = sessionRevision(info);
   // A 2026-07-28-only server has no handshake and no sessions; stdio sessions are the proxy's business.
   if (revision === undefined || info.kind === 'stdio') return none;
-  const session = await openSession(run, info, revision);
-  if (!session) return none;
-  info.sessionId = session.sessionId;
-  return session;
+  return (await openSession(run, info, revision)) ?? none;
 }

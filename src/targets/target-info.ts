@@ -5,70 +5,71 @@ import type { Profile } from '../profile/profile.js';
 /**
  * What the checks know of the target: where it is, the keys and headers it is sent, what it was found to
  * speak, and what the user declared of it (its profile's recipes, its limits). Keys are here because checks
- * must send them; every record of an exchange redacts them. The run's own settings (seed, deadlines, property
+ * must send them; every record of an exchange redacts them. Read-only: the run adds each fact once, as it
+ * learns it, to a new object (src/engine/run.ts). The run's own settings (seed, deadlines, property
  * budget, the revision asked for) are not facts about the target: src/engine/run-settings.ts.
  */
 export interface TargetInfo {
-  kind: 'embedded' | 'url' | 'container' | 'stdio';
-  baseUrl: string;
+  readonly kind: 'embedded' | 'url' | 'container' | 'stdio';
+  readonly baseUrl: string;
   /** The MCP endpoint, `{baseUrl}/api/mcp/v1` unless `--mcp-url` says otherwise. */
-  mcpUrl: string;
+  readonly mcpUrl: string;
   /**
    * The deployment's public origin, which its discovery files must name (`--public-base-url`, the profile's
    * `publicBaseUrl`, or the origin of a server the harness started); absent: any origin is only noted.
    */
-  publicBaseUrl?: string;
+  readonly publicBaseUrl?: string;
   /** Extra headers sent with every MCP request (`--header`). */
-  headers: Record<string, string>;
+  readonly headers: Record<string, string>;
   /** A live key of workspace A (from bootstrap, or `--api-key`); absent for servers without auth. */
-  apiKey?: string;
+  readonly apiKey?: string;
   /** Where the given keys came from (`--api-key`, or the variable `MCP_API_KEY`): a refusal names it. */
-  keySources?: { apiKey?: string; otherKey?: string };
+  readonly keySources?: { apiKey?: string; otherKey?: string };
   /** A live key of another workspace, for isolation checks (from bootstrap, or `--other-key`). */
-  otherKey?: string;
+  readonly otherKey?: string;
   /** Why there is no `apiKey` on a service target (bootstrap refused, budget spent): key rows say so. */
-  noKeyReason?: string;
+  readonly noKeyReason?: string;
   /** Why there is no `otherKey`. */
-  noOtherKeyReason?: string;
+  readonly noOtherKeyReason?: string;
   /**
    * The replies of the preparation's own bootstraps (keys A, B, ... in order): the bootstrap rows compare them
    * with the suite's own, spending nothing more (a service answering every bootstrap with one cached reply
    * hands out one key twice).
    */
-  bootstrapped?: { label: string; apiKey: string; claimUrl?: string }[];
+  readonly bootstrapped?: { label: string; apiKey: string; claimUrl?: string }[];
   /** A revoked key (`--revoked-key`, or minted then revoked on the embedded target). */
-  revokedKey?: string;
+  readonly revokedKey?: string;
   /** Prefix before `_live_` in keys, learnt from the keys in hand. */
-  keyPrefix?: string;
+  readonly keyPrefix?: string;
   /** Whether `POST /api/agent/bootstrap` may be called (it creates workspaces and sends mail). */
-  canBootstrap: boolean;
+  readonly canBootstrap: boolean;
   /** `GET` returns the mails the harness's own SMTP sink received, when it runs one the target mails to. */
-  mailboxUrl?: string;
+  readonly mailboxUrl?: string;
   /** The stdio proxy command, for the stdio target. */
-  stdio?: { command: string; args: string[]; env: Record<string, string> };
+  readonly stdio?: { command: string; args: string[]; env: Record<string, string> };
   /** `generic`: only protocol-level checks that hold for any Streamable HTTP MCP server. */
-  profile: Profile;
+  readonly profile: Profile;
   /**
    * The declared limits the rate-limit and plan-cap rows hold the target to, with the plan of each key the
    * run holds (src/profile/limits.ts); absent when nothing was declared.
    */
-  limits?: RunLimits;
+  readonly limits?: RunLimits;
   /** Revisions the target was found to speak (or the one given with --protocol). */
-  revisions: Revision[];
+  readonly revisions: Revision[];
   /**
    * Set when detection negotiated no revision it asked for in a way the protocol does not allow: what the
    * probes were answered (a -32601 to `initialize`, a 5xx). A 2025 row's absence is then the service's
    * failure, not a limit of the target (a modern-only server names its supported versions instead).
    */
-  revisionRefusal?: string;
+  readonly revisionRefusal?: string;
   /**
    * A control channel outside the service (embedded target only): mints and revokes keys of a workspace,
    * as the service's admin settings would. Its token is a secret like a key.
    */
-  admin?: { url: string; token: string };
+  readonly admin?: { url: string; token: string };
   /**
    * Stateful Streamable HTTP servers: the session the run opened with `initialize` (its `Mcp-Session-Id`),
    * sent on every later request. Absent for stateless servers such as the service.
    */
-  sessionId?: string;
+  readonly sessionId?: string;
 }

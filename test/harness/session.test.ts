@@ -67,7 +67,7 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
     const target = await info(server);
     const session = await openRunSession(new RunState(), target);
     await session.close();
-    expect(target.sessionId).toBeUndefined();
+    expect(session.sessionId).toBeUndefined();
     // The initialize was answered (a key of its own), without a session id.
     expect(started.seen.map((s) => `${s.method} ${JSON.parse(s.body).method}`)).toEqual(['POST initialize']);
     expect(new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target).headers()['mcp-session-id']).toBeUndefined();
@@ -76,10 +76,12 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
   it('a stateful server: initialize, notifications/initialized in the session, the id on every request, DELETE at the end', async () => {
     const started = await startRecorded(stateful.middleware);
     server = started.server;
-    const target = await info(server);
-    const session = await openRunSession(new RunState(), target);
-    const id = target.sessionId;
+    const prepared = await info(server);
+    const session = await openRunSession(new RunState(), prepared);
+    const id = session.sessionId;
     expect(id).toMatch(/^[\x21-\x7E]+$/);
+    // The run adds the session to what it knows of the target; every later request carries it.
+    const target: TargetInfo = { ...prepared, sessionId: id };
     expect(started.seen.map((s) => [s.method, s.body && JSON.parse(s.body).method, s.sessionId, s.protocolVersion])).toEqual([
       ['POST', 'initialize', undefined, undefined],
       ['POST', 'notifications/initialized', id, '2025-11-25'],
