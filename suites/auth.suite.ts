@@ -133,7 +133,7 @@ describe.concurrent('auth', () => {
   // The key travels in that header only: "Access tokens MUST NOT be included in the URI query string" (MCP
   // 2025-06-18 Authorization §Token Handling, a client rule) is why a server must not invite it elsewhere. A request
   // whose only credential is the key in the query string or the body has no Authorization header: a 401.
-  check('auth-missing-key-401', 'requests without an Authorization header get 401, whatever the message', async (c) => {
+  check({ ids: 'auth-missing-key-401', name: 'requests without an Authorization header get 401, whatever the message', run: async (c) => {
     const { key } = keyOf(c);
     const bodies: [string, unknown][] = [
       ['tools/list', list(c)],
@@ -159,10 +159,10 @@ describe.concurrent('auth', () => {
       scrub(c);
     }
     expect401(c, results);
-  });
+  } });
 
   // "credentials = "Bearer" 1*SP b64token" — "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check('auth-empty-credential-401', 'an empty Authorization header or a bare "Bearer" gets 401', async (c) => {
+  check({ ids: 'auth-empty-credential-401', name: 'an empty Authorization header or a bare "Bearer" gets 401', run: async (c) => {
     keyOf(c);
     expect401(c, await sendAll(c, [
       { label: 'empty header', authorization: '' },
@@ -170,10 +170,10 @@ describe.concurrent('auth', () => {
       { label: '"Bearer " and spaces', authorization: 'Bearer    ' },
       { label: '"Bearer" and an empty quoted string', authorization: 'Bearer ""' },
     ]));
-  });
+  } });
 
   // "The MCP transport is Streamable HTTP with a static Bearer token." — "401 Unauthorized: Authorization required or token invalid".
-  check('auth-other-scheme-401', 'the valid key under another scheme (Basic, Token, ApiKey) gets 401', async (c) => {
+  check({ ids: 'auth-other-scheme-401', name: 'the valid key under another scheme (Basic, Token, ApiKey) gets 401', run: async (c) => {
     const { key } = keyOf(c);
     expect401(c, await sendAll(c, [
       { label: 'Basic <key>', authorization: `Basic ${key}` },
@@ -183,10 +183,10 @@ describe.concurrent('auth', () => {
       { label: 'ApiKey <key>', authorization: `ApiKey ${key}` },
       { label: 'the bare key, no scheme', authorization: key },
     ]));
-  });
+  } });
 
   // "The key has the form `<KEY_PREFIX>_live_<secret>`." — "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check('auth-wrong-prefix-401', 'the key\'s secret under another prefix, or as _test_, gets 401', async (c) => {
+  check({ ids: 'auth-wrong-prefix-401', name: 'the key\'s secret under another prefix, or as _test_, gets 401', run: async (c) => {
     const { prefix, secret } = keyOf(c);
     const other = prefix === 'zzq' ? 'zzr' : 'zzq';
     expect401(c, await sendAll(c, [
@@ -196,10 +196,10 @@ describe.concurrent('auth', () => {
       { label: 'no _live_', authorization: `Bearer ${prefix}_${secret}` },
       { label: 'the secret alone', authorization: `Bearer ${secret}` },
     ]));
-  });
+  } });
 
   // "The plaintext key is displayed once; the service stores only a hash." — "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check('auth-altered-key-401', 'the key with characters added, removed or changed gets 401', async (c) => {
+  check({ ids: 'auth-altered-key-401', name: 'the key with characters added, removed or changed gets 401', run: async (c) => {
     const { key, prefix } = keyOf(c);
     const last = key.at(-1)!;
     const firstSecret = `${prefix}_live_`.length;
@@ -211,31 +211,31 @@ describe.concurrent('auth', () => {
       { label: 'last character changed', authorization: `Bearer ${key.slice(0, -1)}${otherChar(last)}` },
       { label: 'first secret character changed', authorization: `Bearer ${key.slice(0, firstSecret)}${otherChar(key[firstSecret] ?? 'A')}${key.slice(firstSecret + 1)}` },
     ]));
-  });
+  } });
 
   // "MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens."
   // "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check('auth-unknown-key-401', 'well-formed keys that were never minted get 401', async (c) => {
+  check({ ids: 'auth-unknown-key-401', name: 'well-formed keys that were never minted get 401', run: async (c) => {
     const { prefix, secret } = keyOf(c);
     expect401(c, await sendAll(c, [
       { label: 'random secret of the same length', authorization: `Bearer ${prefix}_live_${randomSecret(secret.length)}` },
       { label: 'another random secret', authorization: `Bearer ${prefix}_live_${randomSecret(secret.length)}` },
       { label: 'all-zero secret', authorization: `Bearer ${prefix}_live_${'0'.repeat(Math.max(secret.length, 8))}` },
     ]));
-  });
+  } });
 
   // "One key per agent or per machine is advised, so revocation is per place." — "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check('auth-revoked-key-401', 'a revoked key gets 401', async (c) => {
+  check({ ids: 'auth-revoked-key-401', name: 'a revoked key gets 401', run: async (c) => {
     keyOf(c);
     const revoked = c.target.revokedKey;
     if (!revoked) c.notTestable('no revoked key for this target (give one with --revoked-key)');
     const [live, dead] = await Promise.all([send(c, `Bearer ${c.target.apiKey}`, false), send(c, `Bearer ${revoked}`)]);
     c.verify(live.status === 200, 'the live key is accepted (control)', 200, live.status);
     c.verify(dead.status === 401, 'the revoked key gets 401', 401, dead.status);
-  });
+  } });
 
   // "It uses a case-insensitive token to identify the authentication scheme" — only the scheme: the key is compared exactly.
-  check('auth-key-case-sensitive', 'case variants of the key get 401', async (c) => {
+  check({ ids: 'auth-key-case-sensitive', name: 'case variants of the key get 401', run: async (c) => {
     const { key, prefix, secret } = keyOf(c);
     const variants: Variant[] = [];
     if (key.toUpperCase() !== key) variants.push({ label: 'the key upper-cased', authorization: `Bearer ${key.toUpperCase()}` });
@@ -244,18 +244,18 @@ describe.concurrent('auth', () => {
     if (prefix.toUpperCase() !== prefix) variants.push({ label: 'the prefix upper-cased', authorization: `Bearer ${prefix.toUpperCase()}_live_${secret}` });
     variants.push({ label: '_LIVE_ upper-cased', authorization: `Bearer ${prefix}_LIVE_${secret}` });
     expect401(c, await sendAll(c, variants));
-  });
+  } });
 
   // "It uses a case-insensitive token to identify the authentication scheme."
-  check('auth-scheme-case-insensitive', 'bearer, BEARER and bEaReR are accepted like Bearer', async (c) => {
+  check({ ids: 'auth-scheme-case-insensitive', name: 'bearer, BEARER and bEaReR are accepted like Bearer', run: async (c) => {
     const { key } = keyOf(c);
     const results = await sendAll(c, ['Bearer', 'bearer', 'BEARER', 'bEaReR'].map((scheme) => ({ label: scheme, authorization: `${scheme} ${key}` })), false);
     const refused = results.filter((r) => !accepted(r.res)).map((r) => `${r.v.label}: ${r.res.status}`);
     c.verify(refused.length === 0, `the key is accepted under every spelling of the scheme (${refused.join('; ')})`, 'tools/list result for each', refused);
-  });
+  } });
 
   // "credentials = "Bearer" 1*SP b64token" — a credential split by whitespace, or followed by another token, is not the key.
-  check('auth-whitespace-variants-401', 'the key followed by another token, or split by a space, gets 401', async (c) => {
+  check({ ids: 'auth-whitespace-variants-401', name: 'the key followed by another token, or split by a space, gets 401', run: async (c) => {
     const { key } = keyOf(c);
     const half = Math.floor(key.length / 2);
     expect401(c, await sendAll(c, [
@@ -271,11 +271,11 @@ describe.concurrent('auth', () => {
       { label: 'a tab after the scheme', authorization: `Bearer\t${key}` },
     ], false);
     for (const r of lenient) c.observe(`${r.v.label}: HTTP ${r.res.status}`);
-  });
+  } });
 
   // "The server generating a 401 response MUST send a WWW-Authenticate header field containing at least one
   // challenge applicable to the target resource." (Bearer keys: the challenge uses the scheme `Bearer`.)
-  check('auth-www-authenticate', 'every 401 carries a WWW-Authenticate challenge naming Bearer', async (c) => {
+  check({ ids: 'auth-www-authenticate', name: 'every 401 carries a WWW-Authenticate challenge naming Bearer', run: async (c) => {
     const { key, prefix, secret } = keyOf(c);
     const variants: Variant[] = [
       { label: 'no Authorization header', authorization: null },
@@ -289,12 +289,12 @@ describe.concurrent('auth', () => {
     c.verify(results.length > 0, 'at least one rejected request to inspect', '>= 1 401', 0);
     const missing = results.filter((r) => !bearerChallenge(r.res.headers['www-authenticate'])).map((r) => `${r.v.label}: ${JSON.stringify(r.res.headers['www-authenticate'] ?? null)}`);
     c.verify(missing.length === 0, `each 401 has WWW-Authenticate with a Bearer challenge (${missing.join('; ')})`, 'WWW-Authenticate: Bearer ...', missing);
-  });
+  } });
 
   // "If the request lacks any authentication information (e.g., the client was unaware that authentication is
   // necessary or attempted using an unsupported authentication method), the resource server SHOULD NOT include
   // an error code or other error information."
-  check('auth-missing-no-error-code', 'the challenge for a request without credentials has no error code', async (c) => {
+  check({ ids: 'auth-missing-no-error-code', name: 'the challenge for a request without credentials has no error code', run: async (c) => {
     const { key } = keyOf(c);
     const [none, basic] = await Promise.all([send(c, null), send(c, `Basic ${key}`)]);
     c.verify(none.status === 401, 'a request without credentials gets 401', 401, none.status);
@@ -302,12 +302,12 @@ describe.concurrent('auth', () => {
     c.verify(code === undefined, 'the challenge carries no error code', 'no error=', `error=${code}`);
     // An unsupported scheme falls under the same sentence; reported, not judged (see spec-requirements AUTH-07).
     c.observe(`unsupported scheme (Basic): HTTP ${basic.status}, error code ${errorCode(basic.headers['www-authenticate']) ?? 'none'}`);
-  });
+  } });
 
   // "If the protected resource request included an access token and failed authentication, the resource server
   // SHOULD include the "error" attribute" — "invalid_token: The access token provided is expired, revoked,
   // malformed, or invalid for other reasons."
-  check('auth-invalid-token-error', 'a rejected Bearer token gets error="invalid_token" in the challenge', async (c) => {
+  check({ ids: 'auth-invalid-token-error', name: 'a rejected Bearer token gets error="invalid_token" in the challenge', run: async (c) => {
     const { key, prefix, secret } = keyOf(c);
     const variants: Variant[] = [
       { label: 'unknown well-formed key', authorization: `Bearer ${prefix}_live_${randomSecret(secret.length)}` },
@@ -319,10 +319,10 @@ describe.concurrent('auth', () => {
     expect401(c, results);
     const wrong = results.map((r) => ({ label: r.v.label, code: errorCode(r.res.headers['www-authenticate']) })).filter((r) => r.code !== 'invalid_token');
     c.verify(wrong.length === 0, `each challenge says error="invalid_token" (${wrong.map((w) => `${w.label}: ${w.code ?? 'none'}`).join('; ')})`, 'invalid_token', wrong);
-  });
+  } });
 
   // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
-  check('auth-key-not-echoed', 'a rejection never repeats the credential in its body or headers', async (c) => {
+  check({ ids: 'auth-key-not-echoed', name: 'a rejection never repeats the credential in its body or headers', run: async (c) => {
     const { key, prefix, secret } = keyOf(c);
     const variants: Variant[] = [
       { label: 'Basic <key>', authorization: `Basic ${key}` },
@@ -342,12 +342,12 @@ describe.concurrent('auth', () => {
       for (const [place, text] of where) if (revealed.some((s) => text.includes(s))) leaks.push(`${v.label}: in the ${place}`);
     }
     c.verify(leaks.length === 0, `no reply repeats the credential (${leaks.join('; ')})`, 'the credential appears nowhere in the reply', leaks);
-  });
+  } });
 
   // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
   // "It is to be treated as a password." No reply carries a key the run holds, in any spelling: the replies of
   // every other check are judged too, once the run is over (src/judging/key-echoes.ts); these are this row's own.
-  check('auth-key-never-echoed', 'replies to valid requests (tools/list, a plain call, a streaming call) carry no key in any spelling', async (c) => {
+  check({ ids: 'auth-key-never-echoed', name: 'replies to valid requests (tools/list, a plain call, a streaming call) carry no key in any spelling', run: async (c) => {
     if (!c.target.apiKey) c.notTestable(c.target.noKeyReason ?? 'the target has no API key (give one with --api-key, or let the harness bootstrap one)');
     const { profile } = c.target;
     const needsVars = (r: CallRecipe) => JSON.stringify(r.arguments).includes('{{');
@@ -365,20 +365,20 @@ describe.concurrent('auth', () => {
     c.observe(`replies looked through: ${replies.join(', ')}`);
     const seen = c.http.keySightings;
     c.verify(seen.length === 0, `no reply carries a key the run holds (${seen.map(describeSighting).join(' | ')})`, 'no key, in any spelling, in any reply', seen.map((s) => ({ request: s.request, status: s.status, found: s.found })));
-  });
+  } });
 
   // "A key is workspace-scoped: one key carries the context of one workspace."
-  check('auth-workspace-scoped-read', 'a block created with one key is never listed with another workspace\'s key', async (c) => {
+  check({ ids: 'auth-workspace-scoped-read', name: 'a block created with one key is never listed with another workspace\'s key', run: async (c) => {
     const { otherKey, recipe: listBlocks, vars, title, blockId } = await scopingProbe(c, 'listBlocks');
     const [own, other] = await Promise.all([c.mcp.recipe(listBlocks, { ...vars }), c.mcp.recipe(listBlocks, { ...vars }, { key: otherKey })]);
     c.verify(accepted(own) && own.text.includes(blockId), 'the first key lists its own block (control)', blockId, own.status);
     c.verify(accepted(other), 'the other key can list its own workspace', 'a blocks.list result', other.status);
     c.verify(!other.text.includes(blockId) && !other.text.includes(title), 'the other workspace\'s list shows neither the block id nor its title', 'absent', 'present');
-  });
+  } });
 
   // "A key is workspace-scoped: one key carries the context of one workspace. A key is equivalent to workspace
   // admin for the MCP write surface."
-  check('auth-workspace-scoped-write', 'another workspace\'s key can neither publish nor build a block', async (c) => {
+  check({ ids: 'auth-workspace-scoped-write', name: 'another workspace\'s key can neither publish nor build a block', run: async (c) => {
     const { otherKey, recipe: publishBlock, vars } = await scopingProbe(c, 'publishBlock');
     const build = c.target.profile.streaming['blocks.build'];
     const [publish, built] = await Promise.all([
@@ -391,7 +391,7 @@ describe.concurrent('auth', () => {
     // Refused in words but done anyway would still be a leak: the owner sees the block unpublished.
     const published = await c.mcp.call('blocks.list', { published: true });
     c.verify(accepted(published) && !published.text.includes(vars.blockId as string), 'the block is still unpublished for its owner', 'not in blocks.list {published: true}', 'listed as published');
-  });
+  } });
 });
 
 export default seal();

@@ -212,7 +212,7 @@ function expect4xx(c: CheckContext, results: { label: string; res: WireResponse 
 describe.concurrent('bootstrap', () => {
   // "Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human)."
   // "The key has the form `<KEY_PREFIX>_live_<secret>`."
-  check('bootstrap-returns-key', 'a valid body gets an apiKey of the form <prefix>_live_<secret>', async (c) => {
+  check({ ids: 'bootstrap-returns-key', name: 'a valid body gets an apiKey of the form <prefix>_live_<secret>', run: async (c) => {
     const { res } = await bootstrapOnce(c);
     verifyCreated(c, res);
     const key = res.json.apiKey;
@@ -223,19 +223,19 @@ describe.concurrent('bootstrap', () => {
     const unusable = unusableKeyReason(key);
     if (unusable) c.observe(`${unusable}: the form is judged on the key without surrounding white space`);
     c.verify(hasKeyForm(unusable ? key.trim() : key, prefix), `the key has the form ${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, `${prefix ?? '<KEY_PREFIX>'}_live_<secret>`, shape(key));
-  });
+  } });
 
   // "b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=""
-  check('bootstrap-key-b64token', 'the apiKey fits RFC 6750 b64token, so it can be sent as a Bearer credential', async (c) => {
+  check({ ids: 'bootstrap-key-b64token', name: 'the apiKey fits RFC 6750 b64token, so it can be sent as a Bearer credential', run: async (c) => {
     const { res } = await bootstrapOnce(c);
     verifyCreated(c, res);
     const key = res.json.apiKey;
     c.verify(typeof key === 'string', 'the reply has an apiKey string', 'string', typeof key);
     c.verify(B64TOKEN.test(key), 'the key matches [A-Za-z0-9._~+/-]+=*', 'b64token', shape(key));
-  });
+  } });
 
   // "Response: includes ... `claimUrl` (a link for the human)." — "The agent passes `claimUrl` to the human."
-  check('bootstrap-returns-claim-url', 'a valid body gets a claimUrl that is an absolute http(s) URL', async (c) => {
+  check({ ids: 'bootstrap-returns-claim-url', name: 'a valid body gets a claimUrl that is an absolute http(s) URL', run: async (c) => {
     const { res } = await bootstrapOnce(c);
     verifyCreated(c, res);
     const claimUrl = res.json.claimUrl;
@@ -249,20 +249,20 @@ describe.concurrent('bootstrap', () => {
     c.verify(!!url && (url.protocol === 'https:' || url.protocol === 'http:'), 'claimUrl is an absolute http(s) URL a human can open', 'absolute http(s) URL', claimUrl);
     if (url!.protocol !== 'https:') c.observe(`claimUrl uses ${url!.protocol} (a deployment serves it over https)`);
     // A claimUrl holding the key is a failure of auth-key-never-echoed (the check "the key is shown once" below).
-  });
+  } });
 
   // "No Authorization header is sent." — "Bootstrap (no auth) yields a temporary key (`apiKey`) usable the same way."
-  check('bootstrap-no-auth', 'bootstrap without an Authorization header is served, not challenged', async (c) => {
+  check({ ids: 'bootstrap-no-auth', name: 'bootstrap without an Authorization header is served, not challenged', run: async (c) => {
     const { res, exchanges } = await bootstrapOnce(c);
     const sent = exchanges.find((e) => e.request.url.endsWith(PATH));
     c.verify(!!sent && !('authorization' in sent.request.headers), 'the request carried no Authorization header', 'no Authorization', sent?.request.headers);
     c.verify(res.status !== 401 && res.status !== 403, 'the request is not refused for want of credentials', 'not 401/403', res.status);
     verifyCreated(c, res);
     c.verify(typeof res.json.apiKey === 'string', 'the reply holds a key', 'apiKey', Object.keys(res.json));
-  });
+  } });
 
   // "The agent connects to the MCP endpoint with the returned `apiKey`" — "a temporary MCP key, returned immediately".
-  check('bootstrap-key-works', 'the returned key works on the MCP endpoint at once', async (c) => {
+  check({ ids: 'bootstrap-key-works', name: 'the returned key works on the MCP endpoint at once', run: async (c) => {
     const { res, firstUse } = await bootstrapOnce(c);
     verifyCreated(c, res);
     if (typeof res.json?.apiKey === 'string' && unusableKeyReason(res.json.apiKey)) c.notTestable(unusableKeyReason(res.json.apiKey)!);
@@ -270,20 +270,20 @@ describe.concurrent('bootstrap', () => {
     c.verify(firstUse!.status === 200, 'tools/list with the new key, sent right after the reply, is accepted', 200, firstUse!.status);
     const tools = finalMessage(firstUse!)?.result?.tools;
     c.verify(Array.isArray(tools), 'tools/list with the new key returns the tools', 'result.tools', finalMessage(firstUse!) ?? firstUse!.text.slice(0, 200));
-  });
+  } });
 
   // "The service also emails a claim link to the human." (A body without `humanEmail` cannot be served.)
-  check('bootstrap-missing-email-4xx', 'a body without humanEmail is refused with a 4xx', async (c) => {
+  check({ ids: 'bootstrap-missing-email-4xx', name: 'a body without humanEmail is refused with a 4xx', run: async (c) => {
     const { humanEmail: _, ...rest } = validBody('no-email');
     expect4xx(c, await probe(c, 'bootstrap-missing-email-4xx', [
       { label: 'humanEmail left out', body: { json: rest } },
       { label: 'empty object', body: { json: {} } },
     ]));
-  });
+  } });
 
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred" — the
   // requiredness of the other fields is not stated, so they may be accepted or refused, never answered 5xx.
-  check('bootstrap-missing-field-no-5xx', 'a body missing agentName, workspaceName or canvasName never gets a 5xx', async (c) => {
+  check({ ids: 'bootstrap-missing-field-no-5xx', name: 'a body missing agentName, workspaceName or canvasName never gets a 5xx', run: async (c) => {
     const results = await probe(c, 'bootstrap-missing-field-no-5xx', (['agentName', 'workspaceName', 'canvasName'] as const).map((field) => {
       const body: Record<string, unknown> = validBody(`no-${field}`);
       delete body[field];
@@ -292,31 +292,31 @@ describe.concurrent('bootstrap', () => {
     for (const r of results) c.observe(`${r.label}: HTTP ${r.res.status}`);
     const failed = results.filter((r) => r.res.status >= 500 || r.res.status < 200).map((r) => `${r.label}: ${r.res.status}`);
     c.verify(failed.length === 0, `no missing field causes a server error (${failed.join('; ')})`, '2xx or 4xx', failed);
-  });
+  } });
 
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
   // A SHOULD: no sentence demands the refusal (the row's levelReason); a 5xx is bootstrap-bad-field-no-5xx's.
-  check('bootstrap-wrong-type-4xx', 'fields of the wrong type are refused with a 4xx', async (c) => {
+  check({ ids: 'bootstrap-wrong-type-4xx', name: 'fields of the wrong type are refused with a 4xx', run: async (c) => {
     expect4xx(c, await sharedProbe(c, 'bootstrap-wrong-type-4xx', wrongTypeProbes));
-  });
+  } });
 
   // "`humanEmail`: string, e-mail address. Address of the human who receives the claim link." (A SHOULD, as above.)
-  check('bootstrap-bad-email-4xx', 'a humanEmail that is not an e-mail address is refused with a 4xx', async (c) => {
+  check({ ids: 'bootstrap-bad-email-4xx', name: 'a humanEmail that is not an e-mail address is refused with a 4xx', run: async (c) => {
     expect4xx(c, await sharedProbe(c, 'bootstrap-bad-email-4xx', badEmailProbes));
-  });
+  } });
 
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred" — a wrong
   // type or a bad address is the client's error: accepted or refused, never a 5xx. The same requests as the two
   // checks above, judged at MUST.
-  check('bootstrap-bad-field-no-5xx', 'a field of another type, or a humanEmail that is not an address, never gets a 5xx', async (c) => {
+  check({ ids: 'bootstrap-bad-field-no-5xx', name: 'a field of another type, or a humanEmail that is not an address, never gets a 5xx', run: async (c) => {
     const results = [...await sharedProbe(c, 'bootstrap-wrong-type-4xx', wrongTypeProbes), ...await sharedProbe(c, 'bootstrap-bad-email-4xx', badEmailProbes)];
     for (const r of results) c.observe(`${r.label}: HTTP ${r.res.status}`);
     const failed = results.filter((r) => r.res.status >= 500 || r.res.status < 200).map((r) => `${r.label}: ${r.res.status}`);
     c.verify(failed.length === 0, `no such body causes a server error (${failed.join('; ')})`, '2xx or 4xx', failed);
-  });
+  } });
 
   // "Request headers: `Content-Type: application/json`" — a body that is not a JSON object is a client error.
-  check('bootstrap-malformed-body-4xx', 'bodies that are not JSON, or not a JSON object, are refused with a 4xx', async (c) => {
+  check({ ids: 'bootstrap-malformed-body-4xx', name: 'bodies that are not JSON, or not a JSON object, are refused with a 4xx', run: async (c) => {
     expect4xx(c, await probe(c, 'bootstrap-malformed-body-4xx', [
       { label: 'truncated JSON', body: { raw: '{"humanEmail": "a@example.com", ' } },
       { label: 'not JSON at all', body: { raw: 'humanEmail=a@example.com' } },
@@ -325,21 +325,21 @@ describe.concurrent('bootstrap', () => {
       { label: 'a JSON string', body: { raw: '"hello"' } },
       { label: 'JSON null', body: { raw: 'null' } },
     ]));
-  });
+  } });
 
   // "The origin server MUST generate an Allow header field in a 405 response containing a list of the target
   // resource's currently supported methods." The sentence governs what a 405 carries, not whether GET gets one.
-  check('bootstrap-get-405', 'a 405 to GET on the bootstrap endpoint carries Allow naming POST', async (c) => {
+  check({ ids: 'bootstrap-get-405', name: 'a 405 to GET on the bootstrap endpoint carries Allow naming POST', run: async (c) => {
     const res = await recorder(c).request(`${c.target.baseUrl}${PATH}`, { method: 'GET', headers: { accept: 'application/json' } });
     c.observe(`GET ${PATH}: HTTP ${res.status}`);
     if (res.status !== 405) c.notApplicable(`GET on the bootstrap endpoint got ${res.status}, not a 405: the sentence governs only what a 405 carries`);
     const allow = (res.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
     c.verify(allow.includes('POST'), 'the 405 carries Allow naming POST', 'Allow: POST', res.headers.allow ?? '(no Allow header)');
-  });
+  } });
 
   // "The agent passes `claimUrl` to the human; the service also emails a claim link to the human."
   // "Claim link: Returned by bootstrap as `claimUrl`. It is also emailed to the human."
-  check('bootstrap-claim-mail', 'the human receives a mail holding the returned claimUrl', async (c) => {
+  check({ ids: 'bootstrap-claim-mail', name: 'the human receives a mail holding the returned claimUrl', run: async (c) => {
     if (c.target.canBootstrap && !c.target.mailboxUrl) c.notTestable('no mailbox to read the claim mail from (give --mailbox-url of an SMTP sink the target mails to)');
     const { body, res } = await bootstrapOnce(c);
     verifyCreated(c, res);
@@ -352,13 +352,13 @@ describe.concurrent('bootstrap', () => {
     const links = [...new Set(text.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])].slice(0, 5);
     c.verify(text.includes(claimUrl), 'the mail holds the claimUrl the agent was given', claimUrl, links);
     // The key in the mail is a failure of auth-key-never-echoed (the check "the key is shown once" below).
-  });
+  } });
 
   // "The plaintext key is displayed once; the service stores only a hash. There is no way to show it again."
   // The minting reply displays it in its `apiKey` member, and nowhere else: not in the claimUrl (a link for the
   // human, also mailed), another member or a header of that reply, nor the claim mail. The run-wide half of the
   // row (src/judging/key-echoes.ts) judges every other reply.
-  check('auth-key-never-echoed', 'the key is shown once: in the bootstrap reply\'s apiKey, never its claimUrl or another link, its headers or the claim mail', async (c) => {
+  check({ ids: 'auth-key-never-echoed', name: 'the key is shown once: in the bootstrap reply\'s apiKey, never its claimUrl or another link, its headers or the claim mail', run: async (c) => {
     const { body, res } = await bootstrapOnce(c);
     const key = res.json?.apiKey;
     // A refused bootstrap, or a reply without a key, displays none: the bootstrap rows judge the reply itself.
@@ -379,12 +379,12 @@ describe.concurrent('bootstrap', () => {
       else c.observe('no claim mail arrived to look through (bootstrap-claim-mail judges its delivery)');
     } else c.observe('no mailbox to read the claim mail from (give --mailbox-url): only the reply is looked through');
     c.verify(found.length === 0, `the key appears beyond the reply's apiKey member (${found.join('; ')})`, 'the key only in apiKey', found);
-  });
+  } });
 
   // "Workspace: Container that a key is scoped to. It has a name (`workspaceName` at bootstrap)." — "`workspaceName`:
   // Name of the workspace to create." Each bootstrap creates a workspace of its own, with its own key and claim link:
   // the preparation's bootstraps (keys A and B) and this suite's are compared, at no extra cost to the budget.
-  check('bootstrap-fresh-workspace', 'every bootstrap gives a key and a claim link of its own (no reply is handed out twice)', async (c) => {
+  check({ ids: 'bootstrap-fresh-workspace', name: 'every bootstrap gives a key and a claim link of its own (no reply is handed out twice)', run: async (c) => {
     const earlier = c.target.bootstrapped ?? [];
     const { res } = await bootstrapOnce(c);
     const replies = [...earlier.map((r) => ({ label: `the preparation's bootstrap ${r.label}`, apiKey: r.apiKey, claimUrl: r.claimUrl })),
@@ -407,10 +407,10 @@ describe.concurrent('bootstrap', () => {
     c.verify(keys.length === 0, `each bootstrap creates a workspace of its own with its own key (${keys.join('; ')})`, 'a new key per bootstrap', keys);
     const links = same('claimUrl', 'claimUrl');
     c.verify(links.length === 0, `each bootstrap hands out a claim link of its own (${links.join('; ')})`, 'a new claimUrl per bootstrap', links);
-  });
+  } });
 
   // "The agent passes `claimUrl` to the human." (A link for a human resolves: GET answers below 400.)
-  check('bootstrap-claim-url-resolves', 'GET on the claimUrl answers below 400', async (c) => {
+  check({ ids: 'bootstrap-claim-url-resolves', name: 'GET on the claimUrl answers below 400', run: async (c) => {
     const { res } = await bootstrapOnce(c);
     verifyCreated(c, res);
     const claimUrl = res.json.claimUrl;
@@ -424,12 +424,12 @@ describe.concurrent('bootstrap', () => {
     if (url!.origin !== new URL(c.target.baseUrl).origin) c.notTestable(`the claim link is on ${url!.origin}, not the target's host; the harness sends traffic only to the target`);
     const page = await recorder(c).request(url!.href, { method: 'GET', headers: { accept: 'text/html, application/json;q=0.9' } });
     c.verify(page.status < 400, 'the claim link resolves', '< 400', page.status);
-  });
+  } });
 
   // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The claim link is the service's own URL. The
   // rule is on the URLs handed out: a refused bootstrap, or a reply without claimUrl, hands out none (the
   // rows above judge that), and leaves this check nothing to judge.
-  check('wire-https-urls', 'the claimUrl is https when the service is reached over https', async (c) => {
+  check({ ids: 'wire-https-urls', name: 'the claimUrl is https when the service is reached over https', run: async (c) => {
     const { res } = await bootstrapOnce(c);
     const claimUrl = res.json?.claimUrl;
     if ((res.status !== 200 && res.status !== 201) || typeof claimUrl !== 'string') {
@@ -437,7 +437,7 @@ describe.concurrent('bootstrap', () => {
       return;
     }
     verifyHttpsUrls(c, [{ where: 'claimUrl', url: claimUrl }], 'the claimUrl');
-  });
+  } });
 });
 
 export default seal();

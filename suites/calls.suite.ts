@@ -232,7 +232,7 @@ async function runFill(c: CheckContext, create: CallRecipe): Promise<CapFill> {
 
 describe('calls', () => {
   // "A normal tool call gets a single JSON-RPC reply." "All other tools reply with one JSON-RPC reply."
-  check('calls-non-streaming-json', 'non-streaming tools answer application/json with one JSON-RPC reply', async (c) => {
+  check({ ids: 'calls-non-streaming-json', name: 'non-streaming tools answer application/json with one JSON-RPC reply', run: async (c) => {
     const list = listBlocks(c);
     const calls: [string, Record<string, unknown>][] = [[list.tool, list.arguments], [list.tool, { ...list.arguments, published: true }], [list.tool, { ...list.arguments, published: false }]];
     const publish = c.target.profile.calls.publishBlock;
@@ -243,10 +243,10 @@ describe('calls', () => {
       c.verify(res.status === 200 && res.mediaType === 'application/json', `${tool} ${JSON.stringify(args)} answers 200 application/json`, '200 application/json', c.brief(res));
       c.verify(isObject(res.json) && res.json.id === id && ('result' in res.json || 'error' in res.json), `${tool}: the body is one JSON-RPC reply to the request`, { id, result: '...' }, res.json ?? res.text.slice(0, 300));
     }));
-  });
+  } });
 
   // CallToolResult: `content: ContentBlock[]`; `isError?: boolean`; `structuredContent?: { [key: string]: unknown }`.
-  check('calls-result-shape', 'tool results have a content array of known blocks and a boolean isError', async (c) => {
+  check({ ids: 'calls-result-shape', name: 'tool results have a content array of known blocks and a boolean isError', run: async (c) => {
     const samples = await sampleCalls(c);
     const publish = c.target.profile.calls.publishBlock;
     if (publish) samples.push({ tool: publish.tool, res: await c.mcp.call(publish.tool, fill(publish.arguments, { blockId: 'conformance-no-such-block' }) as Record<string, unknown>) });
@@ -263,10 +263,10 @@ describe('calls', () => {
       c.verify(problems.length === 0, `${tool}: ${problems.join('; ')}`, 'a CallToolResult', msg.result);
     }
     c.verify(checked > 0, 'at least one call returned a result', '>= 1 result', samples.map((s) => c.brief(s.res)));
-  });
+  } });
 
   // "If an output schema is provided: Servers **MUST** provide structured results that conform to this schema."
-  check('calls-structured-content-schema', 'structuredContent conforms to the declared outputSchema', async (c) => {
+  check({ ids: 'calls-structured-content-schema', name: 'structuredContent conforms to the declared outputSchema', run: async (c) => {
     const [tools, samples] = await Promise.all([toolsByName(c), sampleCalls(c)]);
     let checked = 0;
     const unanswered: string[] = [];
@@ -283,10 +283,10 @@ describe('calls', () => {
     // Tools that declare a schema but never answer a valid call prevent the check: that is the service's doing.
     c.verify(checked > 0 || unanswered.length === 0, `every sampled call of a tool declaring an outputSchema failed (${[...new Set(unanswered)].join(', ')}): no structured result to hold to its schema`, 'a successful result', unanswered);
     if (checked === 0) c.notApplicable('no sampled tool declares an outputSchema');
-  });
+  } });
 
   // "a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."
-  check('calls-text-mirrors-structured', 'a result with structuredContent also carries it as JSON text', async (c) => {
+  check({ ids: 'calls-text-mirrors-structured', name: 'a result with structuredContent also carries it as JSON text', run: async (c) => {
     const samples = await sampleCalls(c);
     let checked = 0;
     for (const { tool, res } of samples) {
@@ -304,20 +304,20 @@ describe('calls', () => {
       c.verify(mirrored, `${tool}: no text block holds the serialized structuredContent`, jsonSnippet(result.structuredContent), result.content);
     }
     if (checked === 0) c.notApplicable('no call returned structuredContent: the rule concerns results that carry it');
-  });
+  } });
 
   // Protocol Errors: "Standard JSON-RPC errors for issues like: Unknown tools". Example: `{"code": -32602, "message": "Unknown tool: invalid_tool_name"}`.
-  check('calls-unknown-tool-protocol-error', 'an unknown tool is a protocol error, not an isError result', async (c) => {
+  check({ ids: 'calls-unknown-tool-protocol-error', name: 'an unknown tool is a protocol error, not an isError result', generic: true, run: async (c) => {
     const res = await c.mcp.call('conformance.no-such-tool', {});
     const msg = finalMessage(res);
     c.verify(res.status < 500, 'an unknown tool is not a server error', '< 500', c.brief(res));
     const got = !isObject(msg) ? 'no JSON-RPC message' : msg.result?.isError === true ? 'an isError result' : 'result' in msg ? 'a result' : 'an error';
     c.verify(isObject(msg) && !('result' in msg), `an unknown tool gets a JSON-RPC error, not ${got}`, { error: { code: -32602 } }, msg ?? c.brief(res));
     if (msg.error?.code !== -32602) c.observe(`an unknown tool gets error code ${msg.error?.code} (-32602 in MCP's example; jsonrpc-standard-error-codes judges it)`);
-  }, { generic: true });
+  } });
 
   // "Servers **MUST**: Validate all tool inputs."
-  check('calls-invalid-arguments-rejected', 'wrong-typed arguments are rejected (isError or -32602), never a 5xx or -32603', async (c) => {
+  check({ ids: 'calls-invalid-arguments-rejected', name: 'wrong-typed arguments are rejected (isError or -32602), never a 5xx or -32603', run: async (c) => {
     const tools = await toolsByName(c);
     const list = listBlocks(c);
     const probes: { label: string; send: () => Promise<WireResponse> }[] = [];
@@ -342,10 +342,10 @@ describe('calls', () => {
       c.verify(how === 'tool-error' || how === 'invalid-params', `${label} is rejected as invalid (isError result or -32602), not ${how}`, 'isError: true, or error -32602', c.brief(res));
     }
     c.observe(`${outcomes.length} invalid calls: ${[...seen].map(([k, n]) => `${n} ${k}`).join(', ')}`);
-  });
+  } });
 
   // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors" (SEP-1303, 2025-11-25).
-  check('calls-invalid-arguments-tool-error', 'from 2025-11-25, wrong-typed arguments are an isError result the model can read', async (c) => {
+  check({ ids: 'calls-invalid-arguments-tool-error', name: 'from 2025-11-25, wrong-typed arguments are an isError result the model can read', run: async (c) => {
     const list = listBlocks(c);
     const args = { ...list.arguments, published: 'yes' };
     let res: WireResponse;
@@ -364,10 +364,10 @@ describe('calls', () => {
       const before = await c.mcp.call(list.tool, args, { headers: { 'mcp-protocol-version': '2025-06-18' } });
       c.observe(`under 2025-06-18 the same call gets ${rejection(before)}`);
     }
-  });
+  } });
 
   // "A call against an expired or unknown handle should return a tool execution error that says so" (non-normative).
-  check('calls-unknown-handle-tool-error', 'a block id that does not exist is an isError result that says so', async (c) => {
+  check({ ids: 'calls-unknown-handle-tool-error', name: 'a block id that does not exist is an isError result that says so', run: async (c) => {
     const bogus = 'conformance-no-such-block';
     const recipes = [c.target.profile.streaming['blocks.build'], c.target.profile.calls.publishBlock].filter((r): r is CallRecipe => r !== undefined);
     if (recipes.length === 0) c.notTestable('the profile has no recipe taking a block id (blocks.build, publishBlock)');
@@ -378,10 +378,10 @@ describe('calls', () => {
       const text = textOf(result);
       c.verify(text.includes(bogus) || /not found|unknown|no such|does not exist|expired/i.test(text), `${recipe.tool}: the error says the block is unknown`, `a message naming ${bogus} or saying it is not found`, text);
     }
-  });
+  } });
 
   // "`blocks.list` accepts a boolean argument `published`." "the `published` flag used as a filter of `blocks.list`; a boolean".
-  check('calls-published-filter-partitions', 'published: true and false partition blocks.list', async (c) => {
+  check({ ids: 'calls-published-filter-partitions', name: 'published: true and false partition blocks.list', run: async (c) => {
     const create = c.target.profile.calls.createBlock;
     if (!create) c.notTestable(c.target.profile.gaps?.createBlock ?? 'the profile has no createBlock recipe');
     const own = await ownWorkspace(c, 'published-filter');
@@ -413,11 +413,11 @@ describe('calls', () => {
       c.observe(`${all.length} blocks: ${yes.length} published, ${no.length} not`);
       return;
     }
-  });
+  } });
 
   // "Plan caps apply to block authoring." "block authoring stays within the caps of the plan." Held to the
   // declared cap of the bootstrap plan: a workspace holding more than its bound without a refusal fails.
-  check('calls-plan-cap-exists', 'a workspace is refused a create by its declared plan cap (with a bounded margin)', async (c) => {
+  check({ ids: 'calls-plan-cap-exists', name: 'a workspace is refused a create by its declared plan cap (with a bounded margin)', timeout: 60_000, run: async (c) => {
     const { before, created, after, refusal, declared, undeclared, bound } = await fillToCap(c);
     if (!declared) return c.notTestable(`no declared cap to hold the service to: ${undeclared}; declare it in the profile's "limits" (plans.<plan>.maxBlocks with bootstrapPlan) or with --limits cap=<n>`);
     const limit = capBound(declared.maxBlocks);
@@ -426,24 +426,24 @@ describe('calls', () => {
     c.verify(held <= limit, `no plan cap: the workspace on plan "${declared.plan}" (declared cap ${declared.maxBlocks}) holds ${held} blocks, more than ${describeCapBound(declared.maxBlocks)}, ${refusal ? 'before the first refusal' : 'and no create was refused'}`, `a refused create by ${limit} blocks`, { before, created, listedAfter: after, refused: refusal ? c.brief(refusal) : null });
     c.verify(!!refusal, 'a create was refused', 'a refusal', null);
     c.observe(`refused after ${created} create(s), the workspace holding ${before + created} block(s) (declared cap ${declared.maxBlocks})`);
-  }, { timeout: 60_000 });
+  } });
 
   // "block authoring stays within the caps of the plan." Tool Execution Errors: "Reported in tool results with `isError: true`: ... Business logic errors".
-  check('calls-plan-cap-tool-error', 'past the plan cap, creating a block is a clear isError result', async (c) => {
+  check({ ids: 'calls-plan-cap-tool-error', name: 'past the plan cap, creating a block is a clear isError result', timeout: 60_000, run: async (c) => {
     const { before, created, refusal, bound } = await fillToCap(c);
     if (!refusal) return c.notTestable(`no plan cap reached within ${bound} creates (the workspace held ${before} block(s), ${created} were created; calls-plan-cap-exists judges a missing cap)`);
     const msg = finalMessage(refusal);
     c.verify(refusal.status < 500, 'the refusal at the cap is not a server error', '< 500', c.brief(refusal));
     c.verify(msg?.result?.isError === true, 'the refusal at the cap is a tool result with isError: true', { isError: true }, msg ?? c.brief(refusal));
     c.verify(textOf(msg.result).trim().length > 0, 'the refusal explains itself in a text block', 'a non-empty text block', msg.result.content);
-  }, { timeout: 60_000 });
+  } });
 
   // "block authoring stays within the caps of the plan": a refused create writes nothing.
-  check('calls-plan-cap-no-partial-write', 'the blocks listed after the cap are exactly the creates that succeeded', async (c) => {
+  check({ ids: 'calls-plan-cap-no-partial-write', name: 'the blocks listed after the cap are exactly the creates that succeeded', timeout: 60_000, run: async (c) => {
     const { before, after, created, refusal, bound } = await fillToCap(c);
     c.verify(after === before + created, 'blocks listed = blocks before + successful creates (a refused create writes nothing, a reported success wrote one)', before + created, after);
     if (!refusal) c.notTestable(`no plan cap reached within ${bound} creates (the workspace held ${before} block(s), ${created} were created; calls-plan-cap-exists judges a missing cap)`);
-  }, { timeout: 60_000 });
+  } });
 });
 
 export default seal();

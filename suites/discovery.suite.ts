@@ -125,15 +125,15 @@ function parseLlmsTxt(text: string): LlmsTxt {
 describe.concurrent('discovery', () => {
   // "GET `/agent.md`: Compact operating guide for agents. GET `/llms.txt`: Short discovery index. GET
   // `/llms-full.txt`: Complete agent context in one file. These are served on the application domain."
-  check('discovery-files-served', 'GET /agent.md, /llms.txt and /llms-full.txt answer 200 with content', async (c) => {
+  check({ ids: 'discovery-files-served', name: 'GET /agent.md, /llms.txt and /llms-full.txt answer 200 with content', run: async (c) => {
     const files = await fetchFiles(c);
     const wrong = PATHS.filter((p) => files[p].status !== 200 || files[p].text.trim() === '').map((p) => `${p}: ${files[p].status}, ${files[p].text.length} characters`);
     c.verify(wrong.length === 0, `each file answers 200 with a body (${wrong.join('; ')})`, '200 and content', wrong);
-  });
+  } });
 
   // "A sender that generates a message containing content SHOULD generate a Content-Type header field in that
   // message." (Markdown text: text/markdown or text/plain, charset=utf-8.)
-  check('discovery-content-type', 'the files are served as text/markdown or text/plain with charset=utf-8', async (c) => {
+  check({ ids: 'discovery-content-type', name: 'the files are served as text/markdown or text/plain with charset=utf-8', run: async (c) => {
     const files = await fetchFiles(c);
     const wrong: string[] = [];
     for (const p of PATHS) {
@@ -143,28 +143,28 @@ describe.concurrent('discovery', () => {
       if (files[p].text.includes('\uFFFD')) c.observe(`${p}: the body is not valid UTF-8 (replacement characters after decoding)`);
     }
     c.verify(wrong.length === 0, `each file is text with charset=utf-8 (${wrong.join('; ')})`, 'text/markdown or text/plain; charset=utf-8', wrong);
-  });
+  } });
 
   // "A file following the spec contains the following sections as markdown, in the specific order: An H1 with
   // the name of the project or site. This is the only required section."
-  check('discovery-llms-txt-h1', 'llms.txt begins with an H1', async (c) => {
+  check({ ids: 'discovery-llms-txt-h1', name: 'llms.txt begins with an H1', run: async (c) => {
     const { '/llms.txt': text } = await texts(c);
     const first = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
     c.verify(/^# \S/.test(first), 'the first non-blank line of llms.txt is "# <name>"', '# <name>', first.slice(0, 80));
-  });
+  } });
 
   // "A blockquote with a short summary of the project ... Zero or more markdown sections delimited by H2
   // headers, containing "file lists" of URLs. Each "file list" is a markdown list, containing a required
   // markdown hyperlink [name](url), then optionally a : and notes about the file."
-  check('discovery-llms-txt-structure', 'llms.txt has a "> " summary and H2 sections that are lists of [name](url) links', async (c) => {
+  check({ ids: 'discovery-llms-txt-structure', name: 'llms.txt has a "> " summary and H2 sections that are lists of [name](url) links', run: async (c) => {
     const { '/llms.txt': text } = await texts(c);
     const parsed = parseLlmsTxt(text);
     c.verify(parsed.problems.length === 0, `llms.txt follows llmstxt.org (${parsed.problems.slice(0, 5).join('; ')})`, 'H1, > summary, H2 lists of [name](url)', parsed.problems.slice(0, 5));
-  });
+  } });
 
   // "Zero or more markdown sections delimited by H2 headers, containing "file lists" of URLs where further detail
   // is available." (Each link on the service's own host answers GET below 400.)
-  check('discovery-links-resolve', 'the links of llms.txt on the service\'s host resolve', async (c) => {
+  check({ ids: 'discovery-links-resolve', name: 'the links of llms.txt on the service\'s host resolve', run: async (c) => {
     const { '/llms.txt': text } = await texts(c);
     const base = new URL(c.target.baseUrl);
     // A deployment may name its public address: links there are read from the target itself.
@@ -192,34 +192,34 @@ describe.concurrent('discovery', () => {
     const replies = await Promise.all(picked.map(async (u) => ({ u, res: await c.http.request(u, { method: 'GET' }) })));
     const broken = replies.filter((r) => r.res.status >= 400).map((r) => `${new URL(r.u).pathname}: ${r.res.status}`);
     c.verify(broken.length === 0, `every link resolves (${broken.join('; ')})`, '< 400', broken);
-  });
+  } });
 
   // "The server's `tools/list` is the source of truth for the tool set."
-  check('discovery-tools-exist', 'every tool the discovery files name is in tools/list', async (c) => {
+  check({ ids: 'discovery-tools-exist', name: 'every tool the discovery files name is in tools/list', run: async (c) => {
     const [files, tools] = await Promise.all([texts(c), toolNames(c)]);
     const inList = new Set(tools);
     const namespaces = new Set(tools.filter((t) => t.includes('.')).map((t) => t.split('.')[0]!));
     const unknown: string[] = [];
     for (const p of PATHS) for (const name of namedTools(files[p], namespaces)) if (!inList.has(name)) unknown.push(`${p}: ${name}`);
     c.verify(unknown.length === 0, `the files name only tools of tools/list (${unknown.slice(0, 10).join('; ')})`, 'names from tools/list', unknown.slice(0, 10));
-  });
+  } });
 
   // "GET `/llms-full.txt`: Complete agent context in one file." (It names every tool of `tools/list`.)
-  check('discovery-full-complete', 'llms-full.txt names every tool of tools/list', async (c) => {
+  check({ ids: 'discovery-full-complete', name: 'llms-full.txt names every tool of tools/list', run: async (c) => {
     const [files, tools] = await Promise.all([texts(c), toolNames(c)]);
     const absent = tools.filter((t) => !mentions(files['/llms-full.txt'], t));
     c.verify(absent.length === 0, `llms-full.txt names every tool (${absent.join(', ')} missing)`, tools, absent);
-  });
+  } });
 
   // "GET `/agent.md`: Compact operating guide for agents." (It names the five streaming tools and blocks.list.)
-  check('discovery-agent-md-tools', 'agent.md names the five streaming tools and blocks.list', async (c) => {
+  check({ ids: 'discovery-agent-md-tools', name: 'agent.md names the five streaming tools and blocks.list', run: async (c) => {
     const { '/agent.md': text } = await texts(c);
     const absent = DESCRIBED_TOOLS.filter((t) => !mentions(text, t));
     c.verify(absent.length === 0, `agent.md names the tools of the description (${absent.join(', ')} missing)`, DESCRIBED_TOOLS, absent);
-  });
+  } });
 
   // "They include the current agent-first bootstrap flow."
-  check('discovery-bootstrap-flow', 'each file names POST /api/agent/bootstrap; agent.md and llms-full.txt give its four fields, apiKey and claimUrl', async (c) => {
+  check({ ids: 'discovery-bootstrap-flow', name: 'each file names POST /api/agent/bootstrap; agent.md and llms-full.txt give its four fields, apiKey and claimUrl', run: async (c) => {
     const files = await texts(c);
     const missing: string[] = [];
     for (const p of PATHS) {
@@ -233,11 +233,11 @@ describe.concurrent('discovery', () => {
       }
     }
     c.verify(missing.length === 0, `each file includes the bootstrap flow (${missing.slice(0, 10).join('; ')})`, ['/api/agent/bootstrap', ...BOOTSTRAP_WORDS], missing.slice(0, 10));
-  });
+  } });
 
   // "Compact operating guide for agents; complete agent context in one file; short discovery index." (Each
   // names the MCP endpoint and `Authorization: Bearer` with a `<KEY_PREFIX>_live_<secret>` key.)
-  check('discovery-describes-connection', 'each file names the MCP endpoint, Authorization: Bearer and the key form', async (c) => {
+  check({ ids: 'discovery-describes-connection', name: 'each file names the MCP endpoint, Authorization: Bearer and the key form', run: async (c) => {
     const files = await texts(c);
     const form = c.target.keyPrefix ? `${c.target.keyPrefix}_live_` : '_live_';
     const missing: string[] = [];
@@ -247,11 +247,11 @@ describe.concurrent('discovery', () => {
       if (!files[p].includes(form)) missing.push(`${p}: ${form}<secret>`);
     }
     c.verify(missing.length === 0, `each file says how to connect (${missing.join('; ')})`, ['/api/mcp/v1', 'Authorization: Bearer', `${form}<secret>`], missing);
-  });
+  } });
 
   // "There is exactly one MCP endpoint: `{base_url}/api/mcp/v1`." (Every MCP endpoint URL the files give is
   // that one, on the public origin when it is known: declared, or the harness's own server's.)
-  check('discovery-endpoint-correct', 'every MCP endpoint the files give is the target\'s /api/mcp/v1', async (c) => {
+  check({ ids: 'discovery-endpoint-correct', name: 'every MCP endpoint the files give is the target\'s /api/mcp/v1', run: async (c) => {
     const files = await texts(c);
     const endpoint = new URL(c.target.mcpUrl);
     const publicOrigin = c.target.publicBaseUrl;
@@ -271,7 +271,7 @@ describe.concurrent('discovery', () => {
     }
     const expected = publicOrigin !== undefined ? `${publicOrigin}${endpoint.pathname}` : c.target.mcpUrl;
     c.verify(wrong.length === 0, `the files name no other MCP endpoint (${wrong.slice(0, 5).join('; ')})`, expected, wrong.slice(0, 5));
-  });
+  } });
 });
 
 export default seal();

@@ -52,7 +52,7 @@ async function originKnownInvalid(c: CheckContext): Promise<void> {
 
 describe('dns-rebinding', () => {
   // "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks."
-  check('dns-rebinding-origin-validated', 'a request with a foreign Origin is refused: with the foreign Host a rebound page sends, and with the target\'s own Host', async (c) => {
+  check({ ids: 'dns-rebinding-origin-validated', name: 'a request with a foreign Origin is refused: with the foreign Host a rebound page sends, and with the target\'s own Host', generic: true, run: async (c) => {
     await originKnownInvalid(c);
     const { rebound, foreignOrigin } = probes(c);
     if (isLoopback(c.target.mcpUrl)) {
@@ -63,26 +63,26 @@ describe('dns-rebinding', () => {
     c.verify(!served(res), `a request with Origin ${foreignOrigin.origin} and the target's Host ${foreignOrigin.host} is refused (HTTP ${res.status})${isLoopback(c.target.mcpUrl)
       ? ': a foreign Host is refused, so the server checks Host, not Origin; a rebinding is stopped, but a page of any origin may still have a browser send the server requests that need no CORS preflight, which the Origin check exists to refuse'
       : ''}`, 'a 4xx', c.brief(res));
-  }, { generic: true });
+  } });
 
   // "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden. The HTTP
   // response body MAY comprise a JSON-RPC error response that has no id." (2025-11-25 and later.)
-  check('dns-rebinding-origin-403', 'a request whose only fault is a foreign Origin is answered 403 Forbidden', async (c) => {
+  check({ ids: 'dns-rebinding-origin-403', name: 'a request whose only fault is a foreign Origin is answered 403 Forbidden', generic: true, run: async (c) => {
     await originKnownInvalid(c);
     const { foreignOrigin } = probes(c);
     const res = await probe(c, foreignOrigin);
     c.verify(res.status === 403, `Origin ${foreignOrigin.origin} with the target's Host is answered 403 (HTTP ${res.status})`, 403, c.brief(res));
-  }, { generic: true });
+  } });
 
   // "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks."
   // (The conformance scenario: a localhost server "MUST validate the Host or Origin header"; a browser's
   // same-origin GET after a rebinding carries no Origin, so only Host shows it.)
-  check('dns-rebinding-host-validated', 'served on loopback, a request naming a foreign Host and no Origin is refused', async (c) => {
+  check({ ids: 'dns-rebinding-host-validated', name: 'served on loopback, a request naming a foreign Host and no Origin is refused', generic: true, run: async (c) => {
     if (!isLoopback(c.target.mcpUrl)) c.notApplicable(`${new URL(c.target.mcpUrl).host} is not served on loopback: which Host names a deployment answers to is its proxies' business`);
     const { foreignHost } = probes(c);
     const res = await probe(c, foreignHost);
     c.verify(!served(res), `a request with Host ${foreignHost.host} and no Origin is refused (HTTP ${res.status})`, 'a 4xx', c.brief(res));
-  }, { generic: true });
+  } });
 });
 
 export default seal();

@@ -19,7 +19,7 @@ const TIMEOUT = 180_000;
 
 function matrixCheck(client: ClientId, step: Step, name: string): void {
   const mode: Mode = step === 'stdio' ? 'stdio' : 'http';
-  check(`interop-${client}-${step}`, name, async (c) => {
+  check({ ids: `interop-${client}-${step}`, name: name, timeout: TIMEOUT, run: async (c) => {
     if (c.settings.interopClients && !c.settings.interopClients.includes(client)) c.notApplicable(`--clients does not select ${client}`);
     const matrix = await matrixOnce(c);
     const cell = matrix.cells.find((x) => x.client === client && x.mode === mode)!;
@@ -34,7 +34,7 @@ function matrixCheck(client: ClientId, step: Step, name: string): void {
       if (cell.run?.stderr) c.observe(`${client} stderr: ${cell.run.stderr.slice(-1500)}`);
       throw err;
     }
-  }, { timeout: TIMEOUT });
+  } });
 }
 
 for (const client of CLIENT_IDS) {

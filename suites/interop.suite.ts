@@ -135,7 +135,7 @@ async function streamThroughSdk(c: CheckContext, client: Client, watch: StallWat
 // them and waits out a 429 like every request of a check.
 describe.concurrent('interop: the official SDK client', () => {
   // "Every MCP-capable client uses the same endpoint and the same way of authenticating."
-  check('interop-sdk-legacy-connect', 'the official SDK client connects with the 2025 handshake and lists tools', async (c) => {
+  check({ ids: 'interop-sdk-legacy-connect', name: 'the official SDK client connects with the 2025 handshake and lists tools', generic: true, timeout: SDK_CHECK_TIMEOUT, run: async (c) => {
     await withSdkClient(c, 'legacy', async (client, watch) => {
       const negotiated = client.getNegotiatedProtocolVersion();
       c.verify(negotiated !== undefined && LEGACY.includes(negotiated), 'initialize settles on a 2025 revision', LEGACY, negotiated);
@@ -143,31 +143,31 @@ describe.concurrent('interop: the official SDK client', () => {
       if (c.revision && LEGACY.includes(c.revision)) c.verify(negotiated === c.revision, `the SDK client offering ${c.revision} settles on it`, c.revision, negotiated);
       await listTools(c, client, watch);
     });
-  }, { generic: true, timeout: SDK_CHECK_TIMEOUT });
+  } });
 
   // "The body carries progress notifications, then ends with a final `result` event."
-  check('interop-sdk-legacy-streaming', 'the official SDK client (2025 handshake) gets progress, then the result, from a streaming tool', async (c) => {
+  check({ ids: 'interop-sdk-legacy-streaming', name: 'the official SDK client (2025 handshake) gets progress, then the result, from a streaming tool', timeout: SDK_CHECK_TIMEOUT, run: async (c) => {
     await withSdkClient(c, 'legacy', (client, watch) => streamThroughSdk(c, client, watch));
-  }, { timeout: SDK_CHECK_TIMEOUT });
+  } });
 
   // "Every MCP-capable client uses the same endpoint and the same way of authenticating." (the 2026-07-28 wire,
   // which this target offers in server/discover: an auto-negotiating client must end up on it)
-  check('interop-sdk-modern-connect', 'the official SDK client negotiating automatically selects 2026-07-28 and lists tools', async (c) => {
+  check({ ids: 'interop-sdk-modern-connect', name: 'the official SDK client negotiating automatically selects 2026-07-28 and lists tools', generic: true, timeout: SDK_CHECK_TIMEOUT, run: async (c) => {
     await withSdkClient(c, 'auto', async (client, watch) => {
       const negotiated = client.getNegotiatedProtocolVersion();
       c.verify(negotiated === MODERN, 'server/discover offers 2026-07-28, so the auto-negotiating SDK client selects it', MODERN, negotiated);
       await listTools(c, client, watch);
     });
-  }, { generic: true, timeout: SDK_CHECK_TIMEOUT });
+  } });
 
   // "The body carries progress notifications, then ends with a final `result` event." (on the 2026-07-28 wire)
-  check('interop-sdk-modern-streaming', 'the official SDK client on 2026-07-28 gets progress, then the result, from a streaming tool', async (c) => {
+  check({ ids: 'interop-sdk-modern-streaming', name: 'the official SDK client on 2026-07-28 gets progress, then the result, from a streaming tool', timeout: SDK_CHECK_TIMEOUT, run: async (c) => {
     await withSdkClient(c, 'auto', async (client, watch) => {
       const negotiated = client.getNegotiatedProtocolVersion();
       c.verify(negotiated === MODERN, 'the auto-negotiating SDK client is on the 2026-07-28 wire', MODERN, negotiated);
       await streamThroughSdk(c, client, watch);
     });
-  }, { timeout: SDK_CHECK_TIMEOUT });
+  } });
 });
 
 export default seal();

@@ -64,7 +64,7 @@ describe('jsonrpc', () => {
   // params", JSON-RPC 2.0 §5.1). Always sent, whatever the seed: a server that throws on these shapes is found
   // every run (every other malformed message of the run is judged too: src/wire/server-errors.ts).
   // A response to no request the server sent is "unexpected" input as well (MCP: "an HTTP error status code").
-  check('jsonrpc-no-5xx', 'tools/call without params, with params null and with params [], and a stray response: never a 5xx', async (c) => {
+  check({ ids: 'jsonrpc-no-5xx', name: 'tools/call without params, with params null and with params [], and a stray response: never a 5xx', generic: true, run: async (c) => {
     const shapes: [string, Record<string, unknown>][] = [
       ['tools/call without params', { method: 'tools/call' }],
       ['tools/call with params null', { method: 'tools/call', params: null }],
@@ -86,10 +86,10 @@ describe('jsonrpc', () => {
     c.observe(replies.map(({ label, res }) => `${label}: HTTP ${res.status}`).join('; '));
     const unanswered = sent.find((x) => x.res === undefined);
     if (unanswered) c.notTestable(`${unanswered.body} was not answered within ${c.settings.timeoutMs} ms, the harness's deadline: a slow reply proves no protocol error`);
-  }, { generic: true });
+  } });
 
   // "-32700 Parse error: Invalid JSON was received by the server." "If there was an error in detecting the id ... it MUST be Null."
-  check('jsonrpc-parse-error', 'invalid JSON gets -32700 with id null and an HTTP 4xx', async (c) => {
+  check({ ids: 'jsonrpc-parse-error', name: 'invalid JSON gets -32700 with id null and an HTTP 4xx', generic: true, run: async (c) => {
     for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', '{bad json}']) {
       const res = await raw(c, body);
       c.verify(res.status >= 400 && res.status < 500, `invalid JSON ${JSON.stringify(body)} gets an HTTP 4xx (not a 5xx, not a success)`, 400, c.brief(res));
@@ -98,10 +98,10 @@ describe('jsonrpc', () => {
       c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'the body is a JSON-RPC error', { jsonrpc: '2.0', id: null, error: { code: -32700 } }, c.brief(res));
       c.verify(idIsNull(msg), 'the id of a parse error is null', null, msg.id);
     }
-  }, { generic: true });
+  } });
 
   // "-32600 Invalid Request: The JSON sent is not a valid Request object." MCP: "Requests MUST include a string or integer ID"; "the ID MUST NOT be null".
-  check('jsonrpc-invalid-request', 'valid JSON that is not a valid request gets -32600', async (c) => {
+  check({ ids: 'jsonrpc-invalid-request', name: 'valid JSON that is not a valid request gets -32600', generic: true, run: async (c) => {
     const [wrongVersion, fractional] = [c.run.ids.next(), c.run.ids.next() + 0.5];
     const bodies: [string, (string | number | null)[]][] = [
       ['{"foo":1}', [null]],
@@ -121,10 +121,10 @@ describe('jsonrpc', () => {
       c.verify(idIsNull(msg) || ids.includes(msg.id), `the error's id is ${ids.map((x) => JSON.stringify(x)).join(' or ')}`, ids, msg.id);
     });
     c.observe(`HTTP statuses: ${replies.map((r) => r.status).join(', ')}`);
-  }, { generic: true });
+  } });
 
   // "-32601 Method not found: The method does not exist / is not available."
-  check('jsonrpc-method-not-found', 'an unknown method gets -32601 with the request id', async (c) => {
+  check({ ids: 'jsonrpc-method-not-found', name: 'an unknown method gets -32601 with the request id', generic: true, run: async (c) => {
     const id = c.run.ids.named('nf');
     const res = await c.mcp.request(NO_SUCH_METHOD, {}, { id });
     const msg = finalMessage(res);
@@ -132,12 +132,12 @@ describe('jsonrpc', () => {
     c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), 'an unknown method gets a JSON-RPC error', { id, error: { code: -32601 } }, c.brief(res));
     c.verify(msg.id === id, 'the error carries the request id', id, msg.id);
     c.observe(`unknown method: HTTP ${res.status}`);
-  }, { generic: true });
+  } });
 
   // "-32602 Invalid params: Invalid method parameter(s)." MCP: protocol errors for requests that fail the CallToolRequest schema.
   // JSON-RPC defines the codes; it demands an error Response. Which code (-32602, not -32603) is
   // jsonrpc-standard-error-codes's to judge, at its level (SHOULD).
-  check('jsonrpc-invalid-params', 'tools/call with malformed params gets a JSON-RPC error, not a result', async (c) => {
+  check({ ids: 'jsonrpc-invalid-params', name: 'tools/call with malformed params gets a JSON-RPC error, not a result', generic: true, run: async (c) => {
     const probes: [string, Record<string, unknown>][] = [['no name', {}], ['a numeric name', { name: 42, arguments: {} }]];
     await Promise.all(probes.map(async ([label, params]) => {
       const id = c.run.ids.named('ip');
@@ -146,11 +146,11 @@ describe('jsonrpc', () => {
       c.verify(res.status < 500, `tools/call with ${label} is not a server error`, '< 500', c.brief(res));
       c.verify(isObject(msg) && isObject(msg.error) && !('result' in msg), `tools/call with ${label} gets a JSON-RPC error (not a result)`, { id, error: { code: -32602 } }, c.brief(res));
     }));
-  }, { generic: true });
+  } });
 
   // "The error codes from and including -32768 to -32000 are reserved for pre-defined errors." Each fault gets
   // its defined code; the MUST rows above only demand an error, so a generic server's other code is a warning.
-  check('jsonrpc-standard-error-codes', 'each protocol fault gets its JSON-RPC code: -32700, -32600, -32601, -32602', async (c) => {
+  check({ ids: 'jsonrpc-standard-error-codes', name: 'each protocol fault gets its JSON-RPC code: -32700, -32600, -32601, -32602', generic: true, run: async (c) => {
     const probes: { label: string; code: number; send: () => Promise<WireResponse> }[] = [
       { label: 'invalid JSON', code: -32700, send: () => raw(c, '{bad json}') },
       { label: 'a request without "method"', code: -32600, send: () => raw(c, JSON.stringify({ jsonrpc: '2.0', id: c.run.ids.named('sc') })) },
@@ -163,10 +163,10 @@ describe('jsonrpc', () => {
       const msg = finalMessage(replies[i]!);
       c.verify(isObject(msg) && msg.error?.code === p.code, `${p.label} gets error code ${msg?.error?.code ?? '(none)'}, not ${p.code}`, { error: { code: p.code } }, c.brief(replies[i]!));
     });
-  }, { generic: true });
+  } });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
-  check('jsonrpc-id-echo', 'the reply id equals the request id, in value and type', async (c) => {
+  check({ ids: 'jsonrpc-id-echo', name: 'the reply id equals the request id, in value and type', generic: true, run: async (c) => {
     // These ids are the check's subject, and 0 is sent twice: each goes to a session where it is new.
     const send = async (own: OwnSessions, method: string, params: Record<string, unknown> | undefined, id: string | number) => ({
       id, res: await c.mcp.request(method, params, { id, headers: await own.headersFor({ id, method }, c.mcp.revision) }),
@@ -208,10 +208,10 @@ describe('jsonrpc', () => {
       c.verify(echoed === raw || echoed === 'null', `request id ${raw} (an integer beyond 2^53) is echoed digit for digit, or refused with id null`, `${raw} or null`, echoed ?? c.brief(res));
     }
     if (judged === 0) c.notTestable('every probe was refused at the HTTP level without a JSON-RPC response: no reply id to judge');
-  }, { generic: true });
+  } });
 
   // "Either the result member or error member MUST be included, but both members MUST NOT be included."
-  check('jsonrpc-result-xor-error', 'every response has exactly one of result and error', async (c) => {
+  check({ ids: 'jsonrpc-result-xor-error', name: 'every response has exactly one of result and error', generic: true, run: async (c) => {
     let seen = 0;
     for (const { label, res } of await sampleReplies(c)) {
       for (const msg of messages(res).filter((m) => isResponse(m) || (isObject(m) && 'jsonrpc' in m && 'id' in m && !('method' in m)))) {
@@ -221,10 +221,10 @@ describe('jsonrpc', () => {
     }
     // No response at all proves nothing: the requests sent were owed one each.
     c.verify(seen > 0, 'the replies carry no JSON-RPC response to judge', '>= 1 response', seen);
-  }, { generic: true });
+  } });
 
   // "jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0"."
-  check('jsonrpc-version-member', 'every message says "jsonrpc": "2.0"', async (c) => {
+  check({ ids: 'jsonrpc-version-member', name: 'every message says "jsonrpc": "2.0"', generic: true, run: async (c) => {
     let seen = 0;
     for (const { label, res } of await sampleReplies(c)) {
       // A body that holds no JSON-RPC message (a serialized exception) says nothing of what a message says: a
@@ -235,10 +235,10 @@ describe('jsonrpc', () => {
       }
     }
     if (seen === 0) c.notTestable('no reply to the probes carried a JSON-RPC message to judge (the rows of each probe\'s own rule judge the missing responses)');
-  }, { generic: true });
+  } });
 
   // "code: ... This MUST be an integer. message: A String providing a short description of the error."
-  check('jsonrpc-error-object', 'every error has an integer code and a string message', async (c) => {
+  check({ ids: 'jsonrpc-error-object', name: 'every error has an integer code and a string message', generic: true, run: async (c) => {
     let errors = 0;
     for (const { label, res } of await sampleReplies(c)) {
       for (const msg of messages(res).filter((m) => isObject(m) && 'error' in m && ('jsonrpc' in m || 'id' in m))) {
@@ -247,10 +247,10 @@ describe('jsonrpc', () => {
       }
     }
     c.verify(errors > 0, 'the probes drew JSON-RPC errors', '>= 1 error', errors);
-  }, { generic: true });
+  } });
 
   // "If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."
-  check('jsonrpc-notification-202', 'a notification gets 202 with no body', async (c) => {
+  check({ ids: 'jsonrpc-notification-202', name: 'a notification gets 202 with no body', generic: true, run: async (c) => {
     const notifications = [
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'conformance-none', reason: 'conformance probe' } },
@@ -264,14 +264,14 @@ describe('jsonrpc', () => {
     // "an HTTP error status code": any 4xx or 5xx (a 5xx is jsonrpc-no-5xx's to judge).
     c.verify((res.status === 202 && res.text === '') || res.status >= 400, 'a stray JSON-RPC response gets 202 with no body, or an HTTP error status', '202 and no body, or an HTTP error status (4xx, 5xx)', { status: res.status, body: res.text.slice(0, 300) });
     c.observe(`a stray JSON-RPC response got HTTP ${res.status}`);
-  }, { generic: true });
+  } });
 
   // "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The body MAY comprise a JSON-RPC error response that has no `id`."
   // A message with a method that is not a string is no notification at all: nothing a server can accept. A
   // notification with bad params may be accepted (JSON-RPC: "the Client would not be aware of any errors (like
   // e.g. "Invalid params")"): the MUST binds only when the server refuses it.
   // "An HTTP error status code" is any 4xx or 5xx: the row's id says 4xx, and a 5xx is judged by jsonrpc-no-5xx.
-  check('jsonrpc-invalid-notification-4xx', 'a malformed notification gets an HTTP error status', async (c) => {
+  check({ ids: 'jsonrpc-invalid-notification-4xx', name: 'a malformed notification gets an HTTP error status', generic: true, run: async (c) => {
     for (const [body, mayAccept] of [['{"jsonrpc":"2.0","method":5}', false], ['{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}', true]] as const) {
       const res = await raw(c, body);
       if (mayAccept && res.status === 202 && res.text === '') {
@@ -284,10 +284,10 @@ describe('jsonrpc', () => {
         c.verify(isObject(res.json) && isObject(res.json.error) && !('result' in res.json) && idIsNull(res.json), 'a JSON body is a JSON-RPC error without an id (or id null)', { jsonrpc: '2.0', id: null, error: {} }, res.json);
       }
     }
-  }, { generic: true });
+  } });
 
   // "If the input is a JSON-RPC request, the server MUST either return `Content-Type: text/event-stream` ... or `Content-Type: application/json`."
-  check('jsonrpc-request-reply-media-type', 'replies to requests are application/json or text/event-stream', async (c) => {
+  check({ ids: 'jsonrpc-request-reply-media-type', name: 'replies to requests are application/json or text/event-stream', generic: true, run: async (c) => {
     const replies = await Promise.all([
       c.mcp.request('tools/list'),
       c.mcp.request(NO_SUCH_METHOD, {}),
@@ -296,10 +296,10 @@ describe('jsonrpc', () => {
     for (const res of replies) {
       c.verify(res.mediaType === 'application/json' || res.mediaType === 'text/event-stream', 'the reply is application/json or text/event-stream', 'application/json or text/event-stream', res.headers['content-type'] ?? '(none)');
     }
-  }, { generic: true });
+  } });
 
   // "The client MUST include an `Accept` header, listing both `application/json` and `text/event-stream`." The server MUST then reply with one of them.
-  check('jsonrpc-accept-both-served', 'a request accepting both reply types is served, however the Accept header lists them', async (c) => {
+  check({ ids: 'jsonrpc-accept-both-served', name: 'a request accepting both reply types is served, however the Accept header lists them', generic: true, run: async (c) => {
     const accepts = ['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json;q=0.9, text/event-stream;q=0.8', 'application/json,text/event-stream'];
     for (const accept of accepts) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
@@ -309,25 +309,25 @@ describe('jsonrpc', () => {
       const res = await c.mcp.request('tools/list', undefined, { headers: { accept } });
       c.observe(`Accept: ${accept} alone got HTTP ${res.status}${res.json?.error ? ` (${res.json.error.code})` : ''}`);
     }
-  }, { generic: true });
+  } });
 
   // "The 415 (Unsupported Media Type) status code indicates that the origin server is refusing to service the request because the content is in a format not supported".
-  check('jsonrpc-content-type-non-json-rejected', 'a body sent as text/plain is refused with a 4xx', async (c) => {
+  check({ ids: 'jsonrpc-content-type-non-json-rejected', name: 'a body sent as text/plain is refused with a 4xx', generic: true, run: async (c) => {
     const res = await c.mcp.post({ jsonrpc: '2.0', id: c.run.ids.next(), method: 'tools/list' }, { headers: { 'content-type': 'text/plain' } });
     c.verify(res.status >= 400 && res.status < 500, 'Content-Type: text/plain gets an HTTP 4xx', 415, c.brief(res));
     if (res.status !== 415) c.observe(`text/plain got ${res.status}; 415 Unsupported Media Type is the precise status`);
-  }, { generic: true });
+  } });
 
   // "No "charset" parameter is defined for this registration. Adding one really has no effect on compliant recipients."
-  check('jsonrpc-content-type-parameters', 'application/json with a charset parameter, or in other case, is accepted', async (c) => {
+  check({ ids: 'jsonrpc-content-type-parameters', name: 'application/json with a charset parameter, or in other case, is accepted', generic: true, run: async (c) => {
     for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { 'content-type': type } });
       c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `Content-Type: ${type} is served`, 200, c.brief(res));
     }
-  }, { generic: true });
+  } });
 
   // The client MUST include `MCP-Protocol-Version: <protocol-version>` ... "allowing the MCP server to respond based on the MCP protocol version".
-  check('jsonrpc-protocol-version-supported', 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', async (c) => {
+  check({ ids: 'jsonrpc-protocol-version-supported', name: 'every 2025-era revision the server negotiates is accepted in MCP-Protocol-Version', generic: true, run: async (c) => {
     const revisions = c.revision ? [c.revision] : c.target.revisions.filter((r) => r !== MODERN); // this run's revision
     // On a stateful server, in a session negotiated at that revision (the run's own speaks its newest).
     await withOwnSessions(c.run, c.target, async (own) => {
@@ -337,18 +337,18 @@ describe('jsonrpc', () => {
         c.verify(res.status === 200 && isObject(finalMessage(res)?.result), `MCP-Protocol-Version: ${rev} (negotiated by initialize) is accepted`, 200, c.brief(res));
       }
     });
-  }, { generic: true });
+  } });
 
   // "If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it MUST respond with `400 Bad Request`."
-  check('jsonrpc-protocol-version-unsupported-400', 'an unsupported or invalid MCP-Protocol-Version gets 400', async (c) => {
+  check({ ids: 'jsonrpc-protocol-version-unsupported-400', name: 'an unsupported or invalid MCP-Protocol-Version gets 400', generic: true, run: async (c) => {
     for (const version of ['1999-01-01', 'not-a-version', '2025-13-45']) {
       const res = await c.mcp.request('tools/list', undefined, { headers: { 'mcp-protocol-version': version } });
       c.verify(res.status === 400, `MCP-Protocol-Version: ${version} gets 400 Bad Request`, 400, c.brief(res));
     }
-  }, { generic: true });
+  } });
 
   // "if the server does not receive an `MCP-Protocol-Version` header ... the server SHOULD assume protocol version `2025-03-26`."
-  check('jsonrpc-protocol-version-absent', 'a request without MCP-Protocol-Version is served (as 2025-03-26)', async (c) => {
+  check({ ids: 'jsonrpc-protocol-version-absent', name: 'a request without MCP-Protocol-Version is served (as 2025-03-26)', generic: true, run: async (c) => {
     // A server that does not support 2025-03-26 refuses what it would have to assume.
     if (!c.target.revisions.includes('2025-03-26')) c.notApplicable(`not applicable: the target speaks ${c.target.revisions.join(', ') || 'no detected revision'}, not 2025-03-26, the revision a request without the header is assumed to speak`);
     const headers = headersWithoutVersion(c);
@@ -357,10 +357,10 @@ describe('jsonrpc', () => {
     // Batches exist only in 2025-03-26: whether one is answered without the header hints at the revision assumed.
     const batch = await c.http.request(c.target.mcpUrl, { method: 'POST', headers, json: [{ jsonrpc: '2.0', id: c.run.ids.named('nv'), method: 'tools/list' }] });
     c.observe(`a batch without the header got HTTP ${batch.status}${Array.isArray(batch.json) ? ' and an array (2025-03-26 behaviour)' : ''}`);
-  }, { generic: true });
+  } });
 
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches." (2025-03-26)
-  check('jsonrpc-batch-2025-03-26', 'under 2025-03-26 a batch gets one response per request and none for notifications', async (c) => {
+  check({ ids: 'jsonrpc-batch-2025-03-26', name: 'under 2025-03-26 a batch gets one response per request and none for notifications', generic: true, run: async (c) => {
     // On a stateful server, in a session negotiated at 2025-03-26 (the run's own speaks its newest revision).
     const send = async (own: OwnSessions, body: unknown[], rev: Revision) => c.mcp.post(body, { headers: { ...(await own.headersFor(body, rev)), 'mcp-protocol-version': rev } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
@@ -392,7 +392,7 @@ describe('jsonrpc', () => {
         c.observe(`a batch under ${rev} got HTTP ${later.status}${later.json?.error ? ` (${later.json.error.code})` : Array.isArray(later.json) ? ' and an array' : ''}`);
       }
     });
-  }, { generic: true });
+  } });
 });
 
 export default seal();

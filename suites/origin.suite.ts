@@ -11,7 +11,7 @@ const { check, describe, seal } = defineSuite('origin');
 describe('origin', () => {
   // "There is exactly one MCP endpoint: `{base_url}/api/mcp/v1`. Every MCP-capable client uses the same
   // endpoint and the same way of authenticating." (RFC 9110 §15.4: a 3xx sends the request elsewhere.)
-  check('origin-no-cross-origin-redirect', 'the endpoint answers POST itself (tools/list and tools/call), never with a redirect', async (c) => {
+  check({ ids: 'origin-no-cross-origin-redirect', name: 'the endpoint answers POST itself (tools/list and tools/call), never with a redirect', run: async (c) => {
     const recipe = c.target.profile.calls.listBlocks ?? { tool: 'blocks.list', arguments: {} };
     const sends: [string, () => ReturnType<typeof c.mcp.request>][] = [
       ['tools/list', () => c.mcp.request('tools/list')],
@@ -28,7 +28,7 @@ describe('origin', () => {
       }
       c.verify(!isRedirect(status), `${what} is answered by the endpoint itself (HTTP ${status})`, 'not a 3xx', status);
     }
-  });
+  } });
 });
 
 export default seal();

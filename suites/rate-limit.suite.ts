@@ -345,7 +345,7 @@ async function keysOnTwoPlans(c: CheckContext, limits: RunLimits | undefined): P
 describe('rate limits', () => {
   // "Per-plan rate limits exist." Held to the declared limits of the burst key's plan: a token bucket serves at
   // most burst + rate x elapsed; more than 1.5 x burst + rate x elapsed + 10 served without a 429 is no limit.
-  check('rate-limit-exists', 'a burst on a key of a declared plan meets a 429 within the plan\'s bound', async (c) => {
+  check({ ids: 'rate-limit-exists', name: 'a burst on a key of a declared plan meets a 429 within the plan\'s bound', rateLimit: true, run: async (c) => {
     const b = await sharedBurst(c);
     if (!b.declared) {
       const plan = b.plan ? `${describePlan(b.plan, c.target.limits?.plans[b.plan])}, the plan of the burst's key (the bootstrap plan), declares no rate and burst` : 'no plan is declared for the burst\'s key (the bootstrap plan, or the plan of --api-key)';
@@ -354,12 +354,12 @@ describe('rate limits', () => {
     if (b.stop === 'deadline' || b.stop === 'short') c.notTestable(shortOfBound(b, 'the declared rate', b.declared!.ratePerSecond, c.target));
     c.verify(b.stop === '429', `no 429 within the declared limits: ${b.served} requests served in ${b.elapsedMs} ms on plan "${b.plan}" (declared ${b.declared!.ratePerSecond}/s, burst ${b.declared!.burst}), more than the bound ${b.bound?.how}`, `a 429 by ${b.bound?.value} served requests`, { served: b.served, elapsedMs: b.elapsedMs, statuses: b.statuses });
     c.verify(b.served <= b.bound!.value, `the first 429 came only after ${b.served} served requests, more than the bound ${b.bound!.how}`, `<= ${b.bound!.value}`, b.served);
-  }, { rateLimit: true });
+  } });
 
   // "Per-plan rate limits exist." Limits per plan: keys on two plans declared with different bursts are
   // throttled in that order. The lower plan's key meets a 429 within its bound; the higher plan's key is
   // served past that bound (its burst stops there, so the comparison costs little of the higher plan).
-  check('rate-limit-plans-differ', 'keys on two declared plans are throttled in the declared order', async (c) => {
+  check({ ids: 'rate-limit-plans-differ', name: 'keys on two declared plans are throttled in the declared order', timeout: 60_000, rateLimit: true, run: async (c) => {
     const pair = await keysOnTwoPlans(c, c.target.limits);
     if (typeof pair === 'string') return c.notTestable(pair);
     const [low, high] = pair;
@@ -376,38 +376,38 @@ describe('rate limits', () => {
     if (highBurst.stop === 'deadline' || highBurst.stop === 'short') c.notTestable(shortOfBound(highBurst, `the declared rate of the lower plan "${low.plan}" on plan "${high.plan}"'s key`, low.declared.ratePerSecond, c.target));
     c.verify(highBurst.stop === 'bound', `the key on the higher plan "${high.plan}" (declared burst ${high.declared.burst}) was refused after ${highBurst.served} served requests, within the bound of the lower plan "${low.plan}" (${highBurst.bound?.how}): the plans are not told apart`, `more than ${highBurst.bound?.value} served`, highBurst.served);
     c.observe(`plan "${low.plan}" throttled after ${lowBurst.served}; plan "${high.plan}" served ${highBurst.served} without a 429`);
-  }, { timeout: 60_000, rateLimit: true });
+  } });
 
   // RFC 6585 §4: "The response representations SHOULD include details explaining the condition"
-  check('rate-limit-429-explained', 'a 429 has a body explaining the condition', async (c) => {
+  check({ ids: 'rate-limit-429-explained', name: 'a 429 has a body explaining the condition', rateLimit: true, run: async (c) => {
     const b = await tooManyRequests(c);
     const res = b.first429.res;
     for (const note of describeRateLimitFields(res)) c.observe(`429 ${note}`);
     if (b.ok) for (const note of describeRateLimitFields(b.ok.res)) c.observe(`200 ${note}`);
     c.observe(`429 body: ${res.text.slice(0, 300)}`);
     c.verify(res.text.trim().length > 0, 'the 429 has an empty body: nothing explains the condition', 'a body explaining the limit', '');
-  }, { rateLimit: true });
+  } });
 
   // RFC 6585 §4: "The response representations ... MAY include a Retry-After header indicating how long to
   // wait before making a new request." (A MAY: a 429 without one is a note, never a failure.)
-  check('rate-limit-retry-after', 'a 429 carries Retry-After, saying how long to wait', async (c) => {
+  check({ ids: 'rate-limit-retry-after', name: 'a 429 carries Retry-After, saying how long to wait', rateLimit: true, run: async (c) => {
     const res = (await tooManyRequests(c)).first429.res;
     c.verify(res.headers['retry-after'] !== undefined, 'the 429 carries no Retry-After: nothing says how long to wait', 'Retry-After', null);
-  }, { rateLimit: true });
+  } });
 
   // RFC 9110 §2.2: "A sender MUST NOT generate protocol elements that do not match the grammar defined by the
   // corresponding ABNF rules." §10.2.3: "Retry-After = HTTP-date / delay-seconds".
-  check('rate-limit-retry-after-syntax', 'a Retry-After on a 429 is delay-seconds or an HTTP-date', async (c) => {
+  check({ ids: 'rate-limit-retry-after-syntax', name: 'a Retry-After on a 429 is delay-seconds or an HTTP-date', rateLimit: true, run: async (c) => {
     const res = (await tooManyRequests(c)).first429.res;
     const value = res.headers['retry-after'];
     if (value === undefined) c.notApplicable('the 429 carries no Retry-After, so there is no value to parse (rate-limit-retry-after notes its absence)');
     const parsed = parseRetryAfter(value, res.headers.date);
     c.verify(parsed.ok, `the 429's Retry-After is ${parsed.ok ? 'fine' : parsed.why}`, 'Retry-After: <delay-seconds> or <HTTP-date>', value);
-  }, { rateLimit: true });
+  } });
 
   // RFC 9110 §10.2.3: "Servers send the "Retry-After" header field to indicate how long the user agent ought
   // to wait before making a follow-up request." Waiting that long is enough: the follow-up succeeds.
-  check('rate-limit-retry-after-honest', 'after waiting Retry-After, the next request is served', async (c) => {
+  check({ ids: 'rate-limit-retry-after-honest', name: 'after waiting Retry-After, the next request is served', timeout: 60_000, rateLimit: true, run: async (c) => {
     const b = await tooManyRequests(c);
     const value = b.last429.res.headers['retry-after'];
     const parsed = parseRetryAfter(value, b.last429.res.headers.date);
@@ -423,7 +423,7 @@ describe('rate limits', () => {
     const res = await b.session(c).request('tools/list');
     c.verify(res.status !== 429, `the request after waiting Retry-After (${value}) was refused again with 429${res.headers['retry-after'] ? ` (Retry-After: ${res.headers['retry-after']})` : ''}`, 'served (not 429)', res.status);
     c.verify(res.status === 200, `the request after waiting answered ${res.status}`, 200, res.status);
-  }, { timeout: 60_000, rateLimit: true });
+  } });
 });
 
 export default seal();

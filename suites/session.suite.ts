@@ -97,7 +97,7 @@ function invisible(id: string): string {
 
 describe('session', () => {
   // "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."
-  check('session-id-visible-ascii', 'the Mcp-Session-Id that initialize assigns is visible ASCII (0x21-0x7E) only', async (c) => {
+  check({ ids: 'session-id-visible-ascii', name: 'the Mcp-Session-Id that initialize assigns is visible ASCII (0x21-0x7E) only', generic: true, run: async (c) => {
     const first = await openSession(c, false);
     let second: Session | undefined;
     try {
@@ -108,11 +108,11 @@ describe('session', () => {
     } finally {
       await cleanUp(c, first, second?.id === first.id ? undefined : second);
     }
-  }, { generic: true });
+  } });
 
   // "The server MAY terminate the session at any time, after which it MUST respond to requests containing that
   // session ID with HTTP 404 Not Found." A session the client ends with DELETE is one the server terminated.
-  check('session-terminated-404', 'requests in a session the server ended (DELETE accepted) get 404 Not Found', async (c) => {
+  check({ ids: 'session-terminated-404', name: 'requests in a session the server ended (DELETE accepted) get 404 Not Found', generic: true, run: async (c) => {
     const s = await openSession(c);
     try {
       const del = await deleteSession(c, s);
@@ -126,11 +126,11 @@ describe('session', () => {
     } finally {
       await cleanUp(c, s);
     }
-  }, { generic: true });
+  } });
 
   // Rule 3 applied to an id the server never issued: to the client that is a session that has ended (expired,
   // lost in a restart), and 404 is what tells it to start a new one (rule 4); 400 leaves it stuck.
-  check('session-unknown-404', 'a request with a session id the server never issued gets 404 Not Found', async (c) => {
+  check({ ids: 'session-unknown-404', name: 'a request with a session id the server never issued gets 404 Not Found', generic: true, run: async (c) => {
     const s = await openSession(c);
     try {
       const unknown: Session = { ...s, id: sameShape(s.id) };
@@ -139,11 +139,11 @@ describe('session', () => {
     } finally {
       await cleanUp(c, s);
     }
-  }, { generic: true });
+  } });
 
   // "When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new
   // session by sending a new InitializeRequest without a session ID attached." The server must let it.
-  check('session-new-after-404', 'after its session ended, a client starts a new one with a fresh initialize, and it serves requests', async (c) => {
+  check({ ids: 'session-new-after-404', name: 'after its session ended, a client starts a new one with a fresh initialize, and it serves requests', generic: true, run: async (c) => {
     const old = await openSession(c);
     let fresh: Session | undefined;
     try {
@@ -169,12 +169,12 @@ describe('session', () => {
     } finally {
       await cleanUp(c, old, fresh);
     }
-  }, { generic: true });
+  } });
 
   // "Clients that no longer need a particular session [...] SHOULD send an HTTP DELETE to the MCP endpoint with the
   // Mcp-Session-Id header, to explicitly terminate the session. The server MAY respond to this request with HTTP 405
   // Method Not Allowed, indicating that the server does not allow clients to terminate sessions."
-  check('session-delete-ends', 'DELETE with the session id ends the session (later requests refused), or is refused with 405', async (c) => {
+  check({ ids: 'session-delete-ends', name: 'DELETE with the session id ends the session (later requests refused), or is refused with 405', generic: true, run: async (c) => {
     const s = await openSession(c);
     try {
       const del = await deleteSession(c, s);
@@ -189,7 +189,7 @@ describe('session', () => {
     } finally {
       await cleanUp(c, s);
     }
-  }, { generic: true });
+  } });
 });
 
 export default seal();

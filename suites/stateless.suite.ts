@@ -45,17 +45,17 @@ function bogusSessionId(c: CheckContext): string {
 describe('stateless', () => {
   // "The server keeps no session state. A fresh server instance is built for every POST, so a client keeps
   // no session." — so the first request may be anything: tools/list with no initialize before it.
-  check('stateless-no-initialize', 'tools/list as the very first request, without initialize, is answered', async (c) => {
+  check({ ids: 'stateless-no-initialize', name: 'tools/list as the very first request, without initialize, is answered', run: async (c) => {
     const { verify } = c;
     const res = await sessionless(c).request('tools/list');
     verify(res.status === 200, `tools/list without initialize answered ${res.status}`, 200, c.brief(res));
     const m = finalMessage(res);
     verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result with a tools array', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
-  });
+  } });
 
   // "The server keeps no session state. [...] so a client keeps no session." (2026-07-28: "do not mint or
   // echo session IDs".) No reply of any kind carries Mcp-Session-Id, initialize's least of all.
-  check('stateless-no-session-id', 'no reply carries Mcp-Session-Id (initialize, notifications, tools/list, a stream, errors, 405)', async (c) => {
+  check({ ids: 'stateless-no-session-id', name: 'no reply carries Mcp-Session-Id (initialize, notifications, tools/list, a stream, errors, 405)', run: async (c) => {
     const { http, target, verify, observe } = c;
     const mcp = sessionless(c);
     const legacy = LEGACY_REVISIONS.find((r) => target.revisions.includes(r));
@@ -79,41 +79,41 @@ describe('stateless', () => {
       const sid = sessionHeader(res);
       verify(sid === undefined, `the reply to ${name} carries Mcp-Session-Id`, 'no Mcp-Session-Id header', `Mcp-Session-Id: ${sid}`);
     }
-  });
+  } });
 
   // The server keeps no session state between POSTs; 2026-07-28: "An `Mcp-Session-Id` header on a request:
   // ignore it, and do not mint or echo session IDs." (A session server answers 400 or 404 instead.)
-  check('stateless-bogus-session-ignored', 'a request with an unknown Mcp-Session-Id is served normally', async (c) => {
+  check({ ids: 'stateless-bogus-session-ignored', name: 'a request with an unknown Mcp-Session-Id is served normally', run: async (c) => {
     const sid = bogusSessionId(c);
     const res = await sessionless(c).request('tools/list', undefined, { headers: { 'mcp-session-id': sid } });
     c.verify(res.status === 200, `tools/list with Mcp-Session-Id: ${sid} answered ${res.status}`, 200, c.brief(res));
     const m = finalMessage(res);
     c.verify(Array.isArray(m?.result?.tools), 'the reply is a tools/list result', { result: { tools: '[...]' } }, m ?? res.text.slice(0, 300));
     c.verify(sessionHeader(res) === undefined, 'the reply echoes or mints a session id', 'no Mcp-Session-Id header', sessionHeader(res));
-  });
+  } });
 
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28; under
   // 2025-era revisions a GET "MUST either return `Content-Type: text/event-stream` [...] or else return HTTP
   // 405", and a stateless server has nothing to stream.)
-  check('stateless-get-405', 'GET on the MCP endpoint is 405 Method Not Allowed', async (c) => {
+  check({ ids: 'stateless-get-405', name: 'GET on the MCP endpoint is 405 Method Not Allowed', run: async (c) => {
     const { http, target, verify } = c;
     const mcp = sessionless(c);
     const res = await http.request(target.mcpUrl, { method: 'GET', headers: { ...mcp.headers(), accept: 'text/event-stream' }, timeoutMs: PROBE_DEADLINE_MS });
     verify(res.status === 405, `GET answered ${res.status}${res.mediaType === 'text/event-stream' ? ' with an SSE stream (allowed before 2026-07-28, pointless without sessions)' : ''}`, 405, c.brief(res));
-  });
+  } });
 
   // "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`." (2026-07-28)
-  check('stateless-delete-405', 'DELETE on the MCP endpoint (ending a session) is 405 Method Not Allowed', async (c) => {
+  check({ ids: 'stateless-delete-405', name: 'DELETE on the MCP endpoint (ending a session) is 405 Method Not Allowed', run: async (c) => {
     const res = await c.http.request(c.target.mcpUrl, { method: 'DELETE', headers: { ...sessionless(c).headers(), 'mcp-session-id': bogusSessionId(c) }, timeoutMs: PROBE_DEADLINE_MS });
     c.verify(res.status === 405, `DELETE answered ${res.status}`, 405, c.brief(res));
-  });
+  } });
 
   // "The origin server MUST generate an Allow header field in a 405 response containing a list of the
   // target resource's currently supported methods." POST is supported, so it is listed.
   // Any server's 405, sessions or not; the probes carry no session, so the DELETE cannot end the run's one. A
   // stateful server refuses requests without a session before it looks at the method (400): there PUT and DELETE
   // go again in a session of the check's own. A server that answers none with 405 is not bound by the rule.
-  check('stateless-405-allow', 'every 405 carries an Allow header listing POST', async (c) => {
+  check({ ids: 'stateless-405-allow', name: 'every 405 carries an Allow header listing POST', generic: true, run: async (c) => {
     const { http, target, verify, observe } = c;
     const mcp = sessionless(c);
     const probe = (method: string, session: Record<string, string> = {}) =>
@@ -137,12 +137,12 @@ describe('stateless', () => {
       verify(res.headers.allow !== undefined, `the 405 to ${method} has no Allow header`, 'Allow: POST', null);
       verify(allowedMethods(res.headers.allow).includes('POST'), `the 405 to ${method} does not list POST in Allow`, 'Allow listing POST', res.headers.allow);
     }
-  }, { generic: true });
+  } });
 
   // "A fresh server instance is built for every POST, so a client keeps no session. The server keeps no
   // session state between POSTs." State lives in the workspace: what one POST writes, the next one reads,
   // whatever instance serves it.
-  check('stateless-any-instance', 'a block created in one POST is listed by the next, with no session between them', async (c) => {
+  check({ ids: 'stateless-any-instance', name: 'a block created in one POST is listed by the next, with no session between them', run: async (c) => {
     const mcp = sessionless(c);
     const { createBlock, listBlocks } = c.target.profile.calls;
     if (!createBlock || !listBlocks) c.notTestable(`the profile "${c.target.profile.name}" has no createBlock and listBlocks calls`);
@@ -154,7 +154,7 @@ describe('stateless', () => {
     const result = finalMessage(listed)?.result;
     c.verify(result !== undefined && JSON.stringify(result).includes(String(blockId)), `the block ${String(blockId)} created by the previous POST is not in the list`, `a list containing ${String(blockId)}`, result ?? listed.text.slice(0, 500));
     c.observe('two POSTs, no initialize and no session header between them; which server instance served each is not visible from outside');
-  });
+  } });
 });
 
 export default seal();

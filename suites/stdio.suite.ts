@@ -152,7 +152,7 @@ const short = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` 
 
 describe('stdio proxy', () => {
   // "The server MUST respond with its own capabilities and information."
-  check('stdio-initialize', 'initialize over stdio is answered with protocolVersion, capabilities and serverInfo', (c: CheckContext) => reading(c, 'main', ({ initialize }) => {
+  check({ ids: 'stdio-initialize', name: 'initialize over stdio is answered with protocolVersion, capabilities and serverInfo', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ initialize }) => {
     c.verify(initialize !== undefined, 'initialize (id 1) gets a reply line', 'a response with id 1', undefined);
     const r = initialize.result;
     c.verify(isObject(r), 'the reply is a result', 'result', initialize.error ?? initialize);
@@ -160,10 +160,10 @@ describe('stdio proxy', () => {
       && typeof r.serverInfo.name === 'string' && typeof r.serverInfo.version === 'string',
       'the InitializeResult has protocolVersion, capabilities and serverInfo {name, version}', { protocolVersion: 'string', capabilities: {}, serverInfo: { name: 'string', version: 'string' } }, r);
     c.observe(`initialize over stdio: protocolVersion ${r.protocolVersion}, server ${r.serverInfo.name} ${r.serverInfo.version}`);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "The stdio proxy forwards only the final result to its stdio client; intermediate progress is not bridged."
-  check('stdio-final-result-only', 'a streaming call with a progress token yields one stdout line: its final result', (c: CheckContext) => reading(c, 'main', ({ proc, streaming }) => {
+  check({ ids: 'stdio-final-result-only', name: 'a streaming call with a progress token yields one stdout line: its final result', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc, streaming }) => {
     if (!streaming) c.notTestable(`profile ${c.target.profile.name} has no streaming tool recipe`);
     const values = proc.values();
     const progress = values.filter((v) => isObject(v) && v.method === 'notifications/progress');
@@ -174,10 +174,10 @@ describe('stdio proxy', () => {
       c.verify(isObject(lines[0]!.result), `that line is the final result of ${streaming.tool}`, 'a result', lines[0]);
     }
     c.observe(`${streaming.tool} with progress tokens ${streaming.tokens.map((t) => JSON.stringify(t)).join(' and ')}: one result line each, no progress`);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "It MUST be the same as the value of the id member in the Request Object."
-  check('stdio-ids-kept', 'every reply carries its request id, same value and type (string, integer, 0; concurrent calls)', (c: CheckContext) => reading(c, 'main', ({ proc, answered, sent, streaming }) => {
+  check({ ids: 'stdio-ids-kept', name: 'every reply carries its request id, same value and type (string, integer, 0; concurrent calls)', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc, answered, sent, streaming }) => {
     for (const id of answered) {
       const replies = proc.responsesTo(id);
       const loose = proc.values().filter((v) => isResponse(v) && v.id !== id && v.id !== null && String(v.id) === String(id));
@@ -191,10 +191,10 @@ describe('stdio proxy', () => {
       const lastSent = Math.max(...proc.sent.filter((s) => streaming.ids.some((id) => s.text.includes(`"id":${JSON.stringify(id)}`))).map((s) => s.at));
       c.observe(lastSent < firstReply ? `the two ${streaming.tool} calls were in flight together (both sent before either reply)` : 'a reply came before the second call was sent: the calls did not overlap');
     }
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "The Server MUST NOT reply to a Notification, including those that are within a batch request."
-  check('stdio-notification-no-reply', 'notifications (initialized, cancelled) get no line on stdout', (c: CheckContext) => reading(c, 'main', ({ proc, sent }) => {
+  check({ ids: 'stdio-notification-no-reply', name: 'notifications (initialized, cancelled) get no line on stdout', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc, sent }) => {
     const values = proc.values();
     const nullIds = values.filter((v) => isResponse(v) && (v.id === null || v.id === undefined));
     c.verify(nullIds.length === 0, 'no reply without an id: every line sent was valid JSON with a request id, so such a reply answers a notification', [], nullIds);
@@ -202,26 +202,26 @@ describe('stdio proxy', () => {
     const unknown = values.filter((v) => isResponse(v) && !sent.includes(v.id));
     const unanswered = sent.filter((id) => proc.responsesTo(id).length === 0);
     c.verify(unknown.length <= unanswered.length, 'no more replies than requests', `at most ${unanswered.length} replies with unknown ids`, unknown);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "The server MUST NOT write anything to its stdout that is not a valid MCP message."
-  check('stdio-stdout-only-messages', 'stdout carries JSON-RPC messages only: no banner, log line or blank line', (c: CheckContext) => reading(c, 'main', ({ proc }) => {
+  check({ ids: 'stdio-stdout-only-messages', name: 'stdout carries JSON-RPC messages only: no banner, log line or blank line', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc }) => {
     const bad = proc.frames().filter((f) => f.kind === 'blank' || f.kind === 'garbage' || !isJsonRpcMessage(f.value));
     c.verify(bad.length === 0, 'every line on stdout is a JSON-RPC 2.0 message (no batch arrays are sent, so none come back)', 'JSON-RPC messages only',
       bad.map((f) => `line ${f.first + 1} (${f.kind === 'message' || f.kind === 'multiline' ? 'not a JSON-RPC message' : f.kind}): ${short(f.text)}`));
     c.observe(`${proc.lines.length} stdout lines, all JSON-RPC messages`);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "Messages are delimited by newlines, and MUST NOT contain embedded newlines."
-  check('stdio-newline-delimited', 'each message is one line ending in a newline, never spread over several', (c: CheckContext) => reading(c, 'main', ({ proc }) => {
+  check({ ids: 'stdio-newline-delimited', name: 'each message is one line ending in a newline, never spread over several', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc }) => {
     const spread = proc.frames().filter((f) => f.kind === 'multiline');
     c.verify(spread.length === 0, 'no message spans several lines (pretty-printed JSON)', 'one line per message',
       spread.map((f) => `lines ${f.first + 1}-${f.first + f.lines}: ${short(f.text)}`));
     c.verify(proc.partial === '', 'the last message ends with a newline', '"\\n" after every message', short(proc.partial));
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."
-  check('stdio-bad-line-recovers', 'after a line of invalid JSON, later requests are still answered (-32700 observed)', (c: CheckContext) => reading(c, 'badLine', ({ proc }) => {
+  check({ ids: 'stdio-bad-line-recovers', name: 'after a line of invalid JSON, later requests are still answered (-32700 observed)', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'badLine', ({ proc }) => {
     const after = proc.responsesTo('after-bad')[0];
     c.verify(after !== undefined, 'tools/list after the invalid line gets its reply', 'a response with id "after-bad"', proc.exit ?? 'no reply');
     c.verify(isObject(after.result), 'that reply is a result', 'result', after);
@@ -233,17 +233,17 @@ describe('stdio proxy', () => {
       c.verify(nullReplies.every((v: any) => v.error?.code === -32700), 'a reply to the invalid line is a -32700 Parse error', -32700, nullReplies);
       c.observe('the invalid line got a -32700 Parse error with id null');
     }
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "Receivers of cancellation notifications SHOULD: ... not send a response for the cancelled request."
-  check('stdio-cancel-no-reply', 'a streaming call cancelled at once gets no reply', (c: CheckContext) => reading(c, 'main', ({ proc, streaming }) => {
+  check({ ids: 'stdio-cancel-no-reply', name: 'a streaming call cancelled at once gets no reply', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc, streaming }) => {
     if (!streaming) c.notTestable(`profile ${c.target.profile.name} has no streaming tool recipe`);
     const replies = proc.responsesTo(streaming.cancelled);
     c.verify(replies.length === 0, `the ${streaming.tool} call cancelled right after it was sent gets no reply`, 'no line with id "cancel-me"', replies);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "The server's `tools/list` is the source of truth for the tool set." (through the proxy as over HTTP)
-  check('stdio-forwards-results', 'tools/list through the proxy equals tools/list over HTTP with the same key (every page)', (c: CheckContext) => reading(c, 'main', async ({ toolPages, toolsEndless, protocolVersion }) => {
+  check({ ids: 'stdio-forwards-results', name: 'tools/list through the proxy equals tools/list over HTTP with the same key (every page)', timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', async ({ toolPages, toolsEndless, protocolVersion }) => {
     for (const [i, page] of toolPages.entries()) {
       c.verify(isObject(page?.result) && Array.isArray(page.result.tools), `tools/list page ${i + 1} over stdio returns tools`, 'result.tools', page);
     }
@@ -261,19 +261,19 @@ describe('stdio proxy', () => {
       { tools: names(viaStdio), pages: toolPages.length, differingOrMissing: differing });
     const endless = toolsEndless || http.endless ? ` (a nextCursor still came after ${MAX_LIST_PAGES} pages: compared that far)` : '';
     c.observe(`${direct.length} tools in ${toolPages.length} page(s), identical over stdio and HTTP${endless}`);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "servers SHOULD exit promptly on stdin EOF" (after the client closes the input stream, it waits for the exit)
-  check('stdio-exits-on-eof', `closing stdin makes the command exit with status 0 within ${EXIT_GRACE_MS / 1000} s`, (c: CheckContext) => reading(c, 'main', ({ proc }) => {
+  check({ ids: 'stdio-exits-on-eof', name: `closing stdin makes the command exit with status 0 within ${EXIT_GRACE_MS / 1000} s`, timeout: TIMEOUT, run: (c: CheckContext) => reading(c, 'main', ({ proc }) => {
     const exit = proc.exit!;
     c.verify(!exit.spawnError, 'the command starts', 'a running process', exit.spawnError);
     c.verify(!exit.killed, `the command exits by itself within ${EXIT_GRACE_MS} ms of the end of its input`, `exit within ${EXIT_GRACE_MS} ms`, 'still running: terminated by the harness');
     c.verify(exit.code === 0, 'it exits with status 0', 0, { code: exit.code, signal: exit.signal });
     c.observe(`exited ${exit.afterEofMs} ms after stdin closed, status ${exit.code}`);
-  }), { timeout: TIMEOUT });
+  }) });
 
   // "It is to be treated as a password" (the key comes from the environment and is never printed)
-  check('stdio-key-not-printed', 'the API key appears neither on stdout nor on stderr', async (c: CheckContext) => {
+  check({ ids: 'stdio-key-not-printed', name: 'the API key appears neither on stdout nor on stderr', timeout: TIMEOUT, run: async (c: CheckContext) => {
     const key = spec(c).env.CANVAS_API_KEY;
     if (!key) c.notTestable(c.target.noKeyReason ?? 'the target has no API key to give the command');
     for (const which of ['main', 'badLine'] as const) {
@@ -283,7 +283,7 @@ describe('stdio proxy', () => {
         c.verify(out === 0 && err === 0, 'the key is never printed', 'no line holding the key', { stdoutLines: out, stderrLines: err });
       });
     }
-  }, { timeout: TIMEOUT });
+  } });
 });
 
 export default seal();

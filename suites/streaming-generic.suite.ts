@@ -45,7 +45,7 @@ function progressWherever(s: GenericStream, res: WireResponse): any[] {
 describe('streaming (any server)', () => {
   // "The server MAY send JSON-RPC requests and notifications on the stream. These messages SHOULD be unrelated to
   // any concurrently-running JSON-RPC request from the client." (basic/transports, Listening for Messages from the Server)
-  check('stream-get-unrelated', 'the standalone GET stream carries no progress of a request still running', async (c: CheckContext) => {
+  check({ ids: 'stream-get-unrelated', name: 'the standalone GET stream carries no progress of a request still running', generic: true, run: async (c: CheckContext) => {
     // Asked first: a server without sessions (the service among them) costs no round.
     if (c.target.sessionId === undefined) c.notApplicable('not applicable: the server keeps no session, so it has no standalone stream of a session to read');
     const standalone = (await genericRound(c.run, c.target)).standalone;
@@ -59,70 +59,70 @@ describe('streaming (any server)', () => {
     c.verify(related.length === 0, `${related.length} progress notification(s) of requests still running came on the standalone GET stream instead of their replies`,
       'no message about a running request on the standalone stream', related.slice(0, 5));
     c.observe(`the standalone GET stream stayed open while ${standalone.tokens.length} requests with progress tokens ran in its session; ${standalone.messages.length} message(s) came on it, none about them`);
-  }, { generic: true });
+  } });
 
   for (let slot = 1; slot <= STREAM_SLOTS; slot++) {
     for (const variant of VARIANTS) {
       // "id: ... It MUST be the same as the value of the id member in the Request Object." (JSON-RPC 2.0 §5)
-      check('stream-final-result-id', `streaming call ${slot} (${variant}): the reply carries the JSON-RPC result with the request's id`, async (c) => {
+      check({ ids: 'stream-final-result-id', name: `streaming call ${slot} (${variant}): the reply carries the JSON-RPC result with the request's id`, generic: 'only', run: async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
         verifyResponseId(c, res, s.id);
-      }, { generic: 'only' });
+      } });
 
       // "Progress notifications MUST stop after completion." (MCP progress, Implementation Notes)
-      check('stream-nothing-after-result', `streaming call ${slot} (${variant}): nothing follows the result`, async (c) => {
+      check({ ids: 'stream-nothing-after-result', name: `streaming call ${slot} (${variant}): nothing follows the result`, generic: 'only', run: async (c) => {
         const { res } = await streamOf(c, slot, variant);
         const final = firstResponse(res);
         if (!final) c.notTestable(`the reply carries no JSON-RPC response, so nothing marks its end (${describeReply(res)}; stream-final-result-id judges it)`);
         verifyNothingAfter(c, res, final!);
-      }, { generic: 'only' });
+      } });
 
       // "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."
-      check('stream-closes', `streaming call ${slot} (${variant}): the stream ends after the result`, async (c) => {
+      check({ ids: 'stream-closes', name: `streaming call ${slot} (${variant}): the stream ends after the result`, generic: 'only', run: async (c) => {
         const { res, deadlineMs } = await streamOf(c, slot, variant);
         if (res.mediaType !== 'text/event-stream') c.notApplicable(`not applicable: the reply is no SSE stream (${describeReply(res)})`);
         const final = firstResponse(res);
         if (!final) c.notTestable(`no JSON-RPC response before ${res.closed ? 'the stream ended' : `the ${deadlineMs} ms deadline`}: no result to end after (stream-final-result-id judges it)`);
         verifyEndsAfter(c, res, final!, deadlineMs);
-      }, { generic: 'only' });
+      } });
     }
 
     for (const variant of TOKEN_VARIANTS) {
       // The profile declares the call streaming: it expects progress before the result.
-      check('stream-progress-sent', `streaming call ${slot} (${variant}): progress notifications precede the result`, async (c) => {
+      check({ ids: 'stream-progress-sent', name: `streaming call ${slot} (${variant}): progress notifications precede the result`, generic: 'only', run: async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
         if (!s.call.declared) c.notApplicable('not applicable: the profile declares no streaming call; progress is optional in MCP ("MAY send progress notifications")');
         const final = firstResponse(res);
         const before = progressOf(res).filter((p) => !final || p.index < final.index);
         // Progress sent on the standalone stream was sent: where it went is stream-get-unrelated's row.
         c.verify(before.length > 0 || s.elsewhere.length > 0, `no notifications/progress before the result (${describeReply(res)}), nor on the session's standalone GET stream, though the profile declares ${s.call.tool} a streaming call`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
-      }, { generic: 'only' });
+      } });
 
       // "Progress notifications MUST only reference tokens that: Were provided in an active request": the exact
       // token, with its JSON type.
-      check('stream-progress-token', `streaming call ${slot} (${variant}): every progress notification carries the exact token`, async (c) => {
+      check({ ids: 'stream-progress-token', name: `streaming call ${slot} (${variant}): every progress notification carries the exact token`, generic: 'only', run: async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
         const progress = progressWherever(s, res);
         if (progress.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}) or on a standalone stream, so no token to check`);
         verifyTokens(c, progress, s.token);
-      }, { generic: 'only' });
+      } });
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
-      check('stream-progress-increasing', `streaming call ${slot} (${variant}): progress strictly increases`, async (c) => {
+      check({ ids: 'stream-progress-increasing', name: `streaming call ${slot} (${variant}): progress strictly increases`, generic: 'only', run: async (c) => {
         const { s, res } = await streamOf(c, slot, variant);
         const progress = progressWherever(s, res);
         if (progress.length === 0) c.notApplicable(`not applicable: no progress notification in this reply (${describeReply(res)}) or on a standalone stream`);
         const values = verifyIncreasing(c, progress);
         c.observe(`progress values: ${JSON.stringify(values)}`);
-      }, { generic: 'only' });
+      } });
     }
 
     // "Progress notifications MUST only reference tokens that: Were provided in an active request": a request
     // without a progressToken provided none, so it gets no progress.
-    check('stream-no-token-no-progress', `streaming call ${slot} (no token): no progress notification`, async (c) => {
+    check({ ids: 'stream-no-token-no-progress', name: `streaming call ${slot} (no token): no progress notification`, generic: 'only', run: async (c) => {
       const { res } = await streamOf(c, slot, 'no token');
       verifyNoProgress(c, res);
-    }, { generic: 'only' });
+    } });
   }
 });
 

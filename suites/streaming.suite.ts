@@ -266,25 +266,25 @@ describe('streaming', () => {
   for (const tool of TOOLS) {
     for (const variant of VARIANTS) {
       // "For these five tools the response `Content-Type` is `text/event-stream`." (service.md §Events 1)
-      check('stream-content-type', `${tool} (${variant}): the reply is 200 text/event-stream`, async (c) => {
+      check({ ids: 'stream-content-type', name: `${tool} (${variant}): the reply is 200 text/event-stream`, run: async (c) => {
         const { res } = await streamOf(c, tool, variant);
         c.verify(res.status === 200, `${tool} answered ${res.status}`, 200, res.status);
         c.verify(res.mediaType === 'text/event-stream', `${tool} replied ${res.mediaType || 'without a Content-Type'}, not an SSE stream`, 'text/event-stream', res.headers['content-type'] ?? null);
-      });
+      } });
 
       // "The body ... ends with a final `result` event" (service.md §Events 2); its `id` "MUST be the same
       // as the value of the id member in the Request Object" (JSON-RPC 2.0 §5).
-      check('stream-final-result-id', `${tool} (${variant}): the stream carries the JSON-RPC result with the request's id`, async (c) => {
+      check({ ids: 'stream-final-result-id', name: `${tool} (${variant}): the stream carries the JSON-RPC result with the request's id`, run: async (c) => {
         const { s, res } = await streamOf(c, tool, variant);
         const m = verifyResponseId(c, res, s.id);
         c.verify('result' in m && !('error' in m), 'the response is a result, not an error', 'result', m.error ?? m);
-      });
+      } });
 
       // "The body carries progress notifications, then ends with a final `result` event." (service.md
       // §Events 2) A result with `isError: true` is a failed call: "Tool Execution Errors: Reported in tool
       // results with `isError: true`" (MCP 2025-11-25 server/tools, Error Handling). A recipe is a call that
       // works, so its stream ends in a successful result, unless the profile declares it meant to fail.
-      check('stream-final-result-ok', `${tool} (${variant}): the final result is not a tool error`, async (c) => {
+      check({ ids: 'stream-final-result-ok', name: `${tool} (${variant}): the final result is not a tool error`, run: async (c) => {
         const { s, res } = await streamOf(c, tool, variant);
         const final = firstResponse(res);
         c.verify(final !== undefined, `no final result in the reply (${describeReply(res)})`, 'a final result', res.messages ?? res.text.slice(0, 500));
@@ -296,51 +296,51 @@ describe('streaming', () => {
           return;
         }
         c.verify(m.result.isError !== true, `the final result of ${tool} (request id ${JSON.stringify(s.id)}) is a tool error (isError: true): ${text}; the profile's recipe does not declare the call meant to fail (expectError)`, 'a result without isError: true', m.result);
-      });
+      } });
 
       // "Progress notifications MUST stop after completion." (MCP progress); the body "ends with a final
       // `result` event" (service.md §Events 2): the response is the last event, and the only one.
-      check('stream-nothing-after-result', `${tool} (${variant}): nothing follows the result`, async (c) => {
+      check({ ids: 'stream-nothing-after-result', name: `${tool} (${variant}): nothing follows the result`, run: async (c) => {
         const { res } = await streamOf(c, tool, variant);
         const final = firstResponse(res);
         // No result to look after is the service's doing (stream-final-result-id reports it too).
         c.verify(final !== undefined, `the reply carries no JSON-RPC response, so nothing marks the end of the progress (${describeReply(res)})`, 'a final result, and nothing after it', res.messages ?? res.text.slice(0, 500));
         verifyNothingAfter(c, res, final!);
-      });
+      } });
 
       // "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."
-      check('stream-closes', `${tool} (${variant}): the stream ends after the result`, async (c) => {
+      check({ ids: 'stream-closes', name: `${tool} (${variant}): the stream ends after the result`, run: async (c) => {
         const { res, r } = await streamOf(c, tool, variant);
         // A reply that is no stream has no stream to end: the service's doing (stream-content-type reports it too).
         c.verify(res.mediaType === 'text/event-stream', `the reply is not an SSE stream (${describeReply(res)})`, 'text/event-stream', res.mediaType || null);
         const final = firstResponse(res);
         c.verify(final !== undefined, `no JSON-RPC response before ${res.closed ? 'the stream ended' : `the ${r.deadlineMs} ms deadline`}`, 'a response, then the end of the stream', describeReply(res));
         verifyEndsAfter(c, res, final!, r.deadlineMs);
-      });
+      } });
     }
 
     for (const variant of TOKEN_VARIANTS) {
       // "The body carries progress notifications, then ends with a final `result` event." (service.md §Events 2)
-      check('stream-progress-sent', `${tool} (${variant}): progress notifications precede the result`, async (c) => {
+      check({ ids: 'stream-progress-sent', name: `${tool} (${variant}): progress notifications precede the result`, run: async (c) => {
         const { res } = await streamOf(c, tool, variant);
         const final = firstResponse(res);
         const before = progressOf(res).filter((p) => !final || p.index < final.index);
         c.verify(before.length > 0, `no notifications/progress before the result (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
         observeToolError(c, res);
-      });
+      } });
 
       // "Progress notifications MUST only reference tokens that: Were provided in an active request" —
       // the exact token, with its JSON type: integer 7 stays 7, never "7".
-      check('stream-progress-token', `${tool} (${variant}): every progress notification carries the exact token`, async (c) => {
+      check({ ids: 'stream-progress-token', name: `${tool} (${variant}): every progress notification carries the exact token`, run: async (c) => {
         const { s, res } = await streamOf(c, tool, variant);
         const progress = progressOf(res);
         // "The body carries progress notifications" (service.md §Events 2): none at all leaves no token to check.
         c.verify(progress.length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
         verifyTokens(c, progressOf(res).map((p) => p.m), s.token);
-      });
+      } });
 
       // "The `progress` value MUST increase with each notification, even if the total is unknown."
-      check('stream-progress-increasing', `${tool} (${variant}): progress strictly increases`, async (c) => {
+      check({ ids: 'stream-progress-increasing', name: `${tool} (${variant}): progress strictly increases`, run: async (c) => {
         const { s, res } = await streamOf(c, tool, variant);
         // "The body carries progress notifications" (service.md §Events 2): none at all has no progress to rise.
         c.verify(progressOf(res).length > 0, `the stream sent with progress token ${JSON.stringify(s.token)} carries no progress notification (${describeReply(res)})`, 'at least one notifications/progress', res.messages ?? res.text.slice(0, 300));
@@ -348,22 +348,22 @@ describe('streaming', () => {
         const totals = progressOf(res).map((p) => p.m.params?.total).filter((t) => t !== undefined);
         c.verify(totals.every((t) => typeof t === 'number'), '`total`, when present, is a number', 'numbers', totals);
         c.observe(`progress values: ${JSON.stringify(values)}${totals.length ? `, total ${JSON.stringify(totals[0])}` : ''}`);
-      });
+      } });
     }
 
     // "Progress notifications MUST only reference tokens that: Were provided in an active request" — a
     // request without a progressToken provided none, so it gets no progress at all.
-    check('stream-no-token-no-progress', `${tool} (no token): no progress notification`, async (c) => {
+    check({ ids: 'stream-no-token-no-progress', name: `${tool} (no token): no progress notification`, run: async (c) => {
       const { res } = await streamOf(c, tool, 'no token');
       verifyNoProgress(c, res);
-    });
+    } });
 
     // "A client such as curl must disable output buffering to see progress as it arrives." (service.md
     // §Events 5): progress is sent while the operation runs, not held and flushed with the result. The
     // sentence binds the client and only presupposes the service's pacing, so the row is INFO: a buffered
     // stream is noted, never the run's failure. The rule, timed from the moment each request was sent, is
     // documented above BUNCHED_FRACTION.
-    check('stream-not-buffered', `${tool}: progress arrives spread over time, not flushed with the result`, async (c) => {
+    check({ ids: 'stream-not-buffered', name: `${tool}: progress arrives spread over time, not flushed with the result`, run: async (c) => {
       const first = await streamOf(c, tool, 'string token');
       const second = await streamOf(c, tool, 'integer token');
       const r = first.r;
@@ -397,12 +397,12 @@ describe('streaming', () => {
       c.verify(informative.some((x) => x.verdict === 'paced'),
         `every stream of ${tool} delivered its first progress in the last ${BUNCHED_FRACTION * 100}% of its window, together with the result${late ? ' (the response headers were held until then too)' : ''}: the stream is buffered, not sent as it progresses`,
         `first progress at least ${BUNCHED_FRACTION * 100}% of the window before the result`, informative.map((x) => x.detail));
-    });
+    } });
   }
 
   // "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it
   // MUST NOT broadcast the same message across multiple streams."
-  check('stream-isolated', 'concurrent streams each carry only their own progress and result', async (c) => {
+  check({ ids: 'stream-isolated', name: 'concurrent streams each carry only their own progress and result', run: async (c) => {
     const r = await getRound(c);
     c.http.log.push(...r.setup);
     c.observe(`streams sent with ${r.keyNote}`);
@@ -430,58 +430,58 @@ describe('streaming', () => {
         }
       }
     }
-  });
+  } });
 
   // The wire rows on the streams themselves (their sentences: src/catalog/wire.ts). "JSON-RPC messages MUST be
   // UTF-8 encoded."
-  check('wire-utf8', 'the streaming tools\' replies are UTF-8', async (c) => {
+  check({ ids: 'wire-utf8', name: 'the streaming tools\' replies are UTF-8', run: async (c) => {
     const { r, replies } = await wireReplies(c);
     judgeUtf8(c, replies, r.setup);
-  });
+  } });
 
   // "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON
   // text." (RFC 8259 §8.1): no event's data; one BOM before a stream's first event is the SSE grammar's.
-  check('wire-json-no-bom', 'no event\'s data in the streaming tools\' streams begins with a byte order mark', async (c) => {
+  check({ ids: 'wire-json-no-bom', name: 'no event\'s data in the streaming tools\' streams begins with a byte order mark', run: async (c) => {
     const { r, replies } = await wireReplies(c);
     judgeNoBom(c, replies, r.setup);
-  });
+  } });
 
   // "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
-  check('wire-sse-data-jsonrpc', 'the data of every event of the streaming tools\' streams is one JSON-RPC message', async (c) => {
+  check({ ids: 'wire-sse-data-jsonrpc', name: 'the data of every event of the streaming tools\' streams is one JSON-RPC message', run: async (c) => {
     const { replies } = await wireReplies(c);
     judgeSseData(c, wireStreams(c, replies));
-  });
+  } });
 
   // "Notifications MUST NOT include an ID." (the progress notifications of the streams)
-  check('wire-notification-no-id', 'no progress notification of the streaming tools carries an id', async (c) => {
+  check({ ids: 'wire-notification-no-id', name: 'no progress notification of the streaming tools carries an id', run: async (c) => {
     const { replies } = await wireReplies(c);
     judgeNotificationIds(c, replies);
-  });
+  } });
 
   // WHATWG: an event typed other than "message" never reaches a client's message handler.
-  check('wire-sse-event-type', 'every event of the streaming tools\' streams is of type message (or has no event field)', async (c) => {
+  check({ ids: 'wire-sse-event-type', name: 'every event of the streaming tools\' streams is of type message (or has no event field)', run: async (c) => {
     const { replies } = await wireReplies(c);
     judgeEventTypes(c, wireStreams(c, replies));
-  });
+  } });
 
   // "jsonrpc: ... MUST be exactly "2.0"." (every progress notification and final result inside the streams)
-  check('jsonrpc-version-member', 'every message inside the streaming tools\' streams says "jsonrpc": "2.0"', async (c) => {
+  check({ ids: 'jsonrpc-version-member', name: 'every message inside the streaming tools\' streams says "jsonrpc": "2.0"', run: async (c) => {
     const { replies } = await wireReplies(c);
     judgeVersionMember(c, replies);
-  });
+  } });
 
   // "If present, the ID MUST be globally unique across all streams within that session—or all streams with that
   // specific client, if session management is not in use." The fifteen streams are all of one key; the
   // 2026-07-28 call is left out (that revision removed resumable streams).
-  check('wire-sse-event-id-unique', 'SSE event ids, where present, are unique across the fifteen streams of one key', async (c) => {
+  check({ ids: 'wire-sse-event-id-unique', name: 'SSE event ids, where present, are unique across the fifteen streams of one key', run: async (c) => {
     if (c.revision === MODERN) c.notApplicable('the target speaks only 2026-07-28, which has no resumable streams and so no rule on event ids');
     const { replies } = await wireReplies(c, { modern: false });
     judgeEventIds(c, wireStreams(c, replies));
-  });
+  } });
 
   // "When initiating an SSE stream, servers SHOULD include the `X-Accel-Buffering: no` header in the HTTP
   // response." (2026-07-28) Sent on that revision's wire: _meta envelope and MCP-* headers.
-  check('stream-x-accel-buffering', 'a 2026-07-28 streaming reply carries X-Accel-Buffering: no', async (c) => {
+  check({ ids: 'stream-x-accel-buffering', name: 'a 2026-07-28 streaming reply carries X-Accel-Buffering: no', run: async (c) => {
     const r = await getRound(c);
     const legacy = r.streams.filter((s) => s.res?.mediaType === 'text/event-stream');
     c.observe(`2025-era SSE replies with X-Accel-Buffering: no: ${legacy.filter((s) => s.res!.headers['x-accel-buffering']?.trim().toLowerCase() === 'no').length} of ${legacy.length}`);
@@ -499,7 +499,7 @@ describe('streaming', () => {
     c.verify(res.mediaType === 'text/event-stream', `the 2026-07-28 ${tool} call opened no SSE stream (${describeReply(res)})`, 'text/event-stream', res.mediaType || null);
     const value = res.headers['x-accel-buffering'];
     c.verify(value?.trim().toLowerCase() === 'no', `X-Accel-Buffering is ${value === undefined ? 'absent' : JSON.stringify(value)}`, 'no', value ?? null);
-  });
+  } });
 });
 
 export default seal();

@@ -79,7 +79,7 @@ describe('tools', () => {
   // "ListToolsResult: `tools: Tool[]`, `nextCursor?: string`. A Tool has `name: string` and `inputSchema` (required)."
   // Pagination: "An optional `nextCursor` field if more results exist": a cursor on every page claims results
   // that never come, so the list is never complete.
-  check('tools-list-result-shape', 'tools/list returns tools with a name and an inputSchema, and a string nextCursor if any', async (c) => {
+  check({ ids: 'tools-list-result-shape', name: 'tools/list returns tools with a name and an inputSchema, and a string nextCursor if any', generic: true, run: async (c) => {
     const { tools, pages, endless } = await listTools(c);
     const last = pages.at(-1)?.nextCursor;
     c.verify(!endless, `tools/list still had a nextCursor after ${MAX_LIST_PAGES} pages (last ${JSON.stringify(last)}): the list never ends`, `a page without nextCursor within ${MAX_LIST_PAGES} pages`, { pages: pages.length, lastNextCursor: last });
@@ -97,21 +97,21 @@ describe('tools', () => {
       c.verify(tool.outputSchema === undefined || isObject(tool.outputSchema), `${tool.name}: outputSchema is an object when present`, 'an object or absent', tool.outputSchema);
     }
     c.observe(`${tools.length} tools in ${pages.length} page(s)`);
-  }, { generic: true });
+  } });
 
   // Block: "Authored through tools `blocks.create`, `blocks.build`, `blocks.list`." Data source: "Operated through
   // `dataSources.testConnection` and `dataSources.triggerRefresh`." Schedule: "Operated through `schedule.preview`."
-  check('tools-described-tools-listed', 'every tool the description names is in tools/list', async (c) => {
+  check({ ids: 'tools-described-tools-listed', name: 'every tool the description names is in tools/list', run: async (c) => {
     const { tools } = await listTools(c);
     const names = tools.map((t) => t?.name);
     const missing = DESCRIBED_TOOLS.filter((n) => !names.includes(n));
     c.verify(missing.length === 0, `tools/list lacks ${missing.join(', ')}`, DESCRIBED_TOOLS, names);
     const extra = names.filter((n) => !DESCRIBED_TOOLS.includes(n));
     if (extra.length) c.observe(`tools beyond the description: ${extra.join(', ')}`);
-  });
+  } });
 
   // inputSchema: "Defaults to 2020-12 if no `$schema` field is present"; "**MUST** be a valid JSON Schema object (not `null`)".
-  check('tools-input-schema-compiles', 'every inputSchema is a valid JSON Schema in its dialect', async (c) => {
+  check({ ids: 'tools-input-schema-compiles', name: 'every inputSchema is a valid JSON Schema in its dialect', generic: true, run: async (c) => {
     const { tools } = await listTools(c);
     // The service's tools/list names six tools: an empty one is its failure; a generic server may have none.
     if (tools.length === 0) c.target.profile.kind === 'service' ? c.verify(false, 'tools/list lists no tool', 'the tools the description names', []) : c.notTestable('tools/list lists no tool');
@@ -122,20 +122,20 @@ describe('tools', () => {
       if ('dialect' in compiled) continue;
       c.verify(compiled.ok, `${tool.name}: inputSchema does not compile${compiled.ok ? '' : `: ${compiled.error}`}`, 'a valid JSON Schema', tool.inputSchema ?? null);
     }
-  }, { generic: true });
+  } });
 
   // Tool.inputSchema: `{ $schema?: string; type: "object"; ... }`.
-  check('tools-input-schema-object-root', 'every inputSchema has "type": "object" at its root', async (c) => {
+  check({ ids: 'tools-input-schema-object-root', name: 'every inputSchema has "type": "object" at its root', generic: true, run: async (c) => {
     const { tools } = await listTools(c);
     // The service's tools/list names six tools: an empty one is its failure; a generic server may have none.
     if (tools.length === 0) c.target.profile.kind === 'service' ? c.verify(false, 'tools/list lists no tool', 'the tools the description names', []) : c.notTestable('tools/list lists no tool');
     for (const tool of tools) {
       c.verify(isObject(tool?.inputSchema) && tool.inputSchema.type === 'object', `${tool?.name}: inputSchema root type is "object"`, { type: 'object' }, tool?.inputSchema ?? null);
     }
-  }, { generic: true });
+  } });
 
   // "`blocks.list` accepts a boolean argument `published`."
-  check('tools-blocks-list-published-boolean', 'blocks.list takes a boolean `published`', async (c) => {
+  check({ ids: 'tools-blocks-list-published-boolean', name: 'blocks.list takes a boolean `published`', run: async (c) => {
     const { tools } = await listTools(c);
     const tool = tools.find((t) => t?.name === 'blocks.list');
     c.verify(tool !== undefined, 'blocks.list is in tools/list', 'blocks.list', tools.map((t) => t?.name));
@@ -151,20 +151,20 @@ describe('tools', () => {
     for (const value of ['true', 1, null]) {
       c.verify(!compiled.validate({ published: value }), `blocks.list's schema rejects published: ${JSON.stringify(value)} (not a boolean)`, 'invalid', { published: value });
     }
-  });
+  } });
 
   // "Tool names SHOULD be between 1 and 128 characters ... the only allowed characters: A-Z, a-z, 0-9, _, -, ." "SHOULD be unique within a server."
-  check('tools-name-format', 'tool names are 1-128 characters of [A-Za-z0-9_.-] and unique', async (c) => {
+  check({ ids: 'tools-name-format', name: 'tool names are 1-128 characters of [A-Za-z0-9_.-] and unique', generic: true, run: async (c) => {
     const { tools } = await listTools(c);
     const names: unknown[] = tools.map((t) => t?.name);
     const bad = names.filter((n) => typeof n !== 'string' || !TOOL_NAME.test(n));
     c.verify(bad.length === 0, `tool names outside ^[A-Za-z0-9_.-]{1,128}$: ${bad.map((n) => JSON.stringify(n)).join(', ')}`, 'names matching ^[A-Za-z0-9_.-]{1,128}$', bad);
     const dupes = names.filter((n, i) => names.indexOf(n) !== i);
     c.verify(dupes.length === 0, `duplicate tool names: ${dupes.join(', ')}`, 'unique names', dupes);
-  }, { generic: true });
+  } });
 
   // "Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."
-  check('tools-list-deterministic-order', 'tools/list returns the same order every time', async (c) => {
+  check({ ids: 'tools-list-deterministic-order', name: 'tools/list returns the same order every time', generic: true, run: async (c) => {
     const orders = async (send: () => Promise<WireResponse>) =>
       (await Promise.all([1, 2, 3].map(() => send()))).map((res) => {
         const tools = finalMessage(res)?.result?.tools;
@@ -175,15 +175,15 @@ describe('tools', () => {
     const modern = await orders(() => modernToolsList(c));
     c.verify(modern.every((o) => o !== undefined), 'tools/list on the 2026-07-28 wire returns tools', 'three listings', modern);
     c.verify(new Set(modern).size === 1, 'three tools/list calls (2026-07-28) return the same order', modern[0], modern);
-  }, { generic: true });
+  } });
 
   // "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."
-  check('tools-list-invalid-cursor', 'tools/list with a cursor the server never issued gets -32602', async (c) => {
+  check({ ids: 'tools-list-invalid-cursor', name: 'tools/list with a cursor the server never issued gets -32602', generic: true, run: async (c) => {
     const res = await c.mcp.request('tools/list', { cursor: 'conformance-not-a-cursor-%%' });
     const msg = finalMessage(res);
     c.verify(res.status < 500, 'an invalid cursor is not a server error', '< 500', res.status);
     c.verify(msg?.error?.code === -32602, 'an invalid cursor gets a -32602 error, not a page', { error: { code: -32602 } }, msg ?? res.text.slice(0, 300));
-  }, { generic: true });
+  } });
 });
 
 export default seal();

@@ -90,53 +90,53 @@ const SERVICE_PATHS = /^\/(api\/|claim\/|agent\.md$|llms(-full)?\.txt$)/;
 describe('wire', () => {
   // "JSON-RPC messages MUST be UTF-8 encoded." (MCP transports); RFC 8259: JSON text "MUST be encoded using
   // UTF-8"; WHATWG: "Event streams in this format must always be encoded as UTF-8."
-  check('wire-utf8', 'every reply to a plain request, JSON body or event stream, is UTF-8', async (c) => {
+  check({ ids: 'wire-utf8', name: 'every reply to a plain request, JSON body or event stream, is UTF-8', generic: true, run: async (c) => {
     judgeUtf8(c, await replies(c));
-  }, { generic: true });
+  } });
 
   // "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON
   // text." (RFC 8259 §8.1) A JSON body is one, and so is each event's data; the SSE grammar `stream = [ bom ]
   // *event` allows one BOM before the first event, which is observed only.
-  check('wire-json-no-bom', 'no JSON body, and no event\'s data, of a reply to a plain request begins with a byte order mark', async (c) => {
+  check({ ids: 'wire-json-no-bom', name: 'no JSON body, and no event\'s data, of a reply to a plain request begins with a byte order mark', generic: true, run: async (c) => {
     judgeNoBom(c, await replies(c));
-  }, { generic: true });
+  } });
 
   // "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification." Each SSE event
   // carries one JSON-RPC message; an event with empty data (2025-11-25's priming event) carries none.
-  check('wire-sse-data-jsonrpc', 'the data of every SSE event of a reply to a plain request is one JSON-RPC message', async (c) => {
+  check({ ids: 'wire-sse-data-jsonrpc', name: 'the data of every SSE event of a reply to a plain request is one JSON-RPC message', generic: true, run: async (c) => {
     judgeSseData(c, streamsOf(c, await replies(c)));
-  }, { generic: true });
+  } });
 
   // "Notifications MUST NOT include an ID." (MCP basic/index) JSON-RPC §4.1: "A Notification is a Request
   // object without an "id" member."
-  check('wire-notification-no-id', 'no notification in a reply to a plain request carries an id', async (c) => {
+  check({ ids: 'wire-notification-no-id', name: 'no notification in a reply to a plain request carries an id', generic: true, run: async (c) => {
     judgeNotificationIds(c, await replies(c));
-  }, { generic: true });
+  } });
 
   // WHATWG: "If the event type buffer has a value other than the empty string, change the type of the newly
   // created event to equal the value of the event type buffer": only `message` events (an event without an
   // `event` field is one) reach a client's message handler; the SDK clients drop the others.
-  check('wire-sse-event-type', 'every SSE event of a reply to a plain request is of type message (or has no event field)', async (c) => {
+  check({ ids: 'wire-sse-event-type', name: 'every SSE event of a reply to a plain request is of type message (or has no event field)', generic: true, run: async (c) => {
     judgeEventTypes(c, streamsOf(c, await replies(c)));
-  }, { generic: true });
+  } });
 
   // "jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0"." Here every
   // message of the round, inside event streams too (a generic server's replies are streams).
-  check('jsonrpc-version-member', 'every message of the replies to plain requests, inside streams too, says "jsonrpc": "2.0"', async (c) => {
+  check({ ids: 'jsonrpc-version-member', name: 'every message of the replies to plain requests, inside streams too, says "jsonrpc": "2.0"', generic: true, run: async (c) => {
     judgeVersionMember(c, await replies(c));
-  }, { generic: true });
+  } });
 
   // "If present, the ID MUST be globally unique across all streams within that session—or all streams with
   // that specific client, if session management is not in use." The round's streams are all the run key's
   // (and its session's, on a server that keeps sessions).
-  check('wire-sse-event-id-unique', 'SSE event ids of the replies to plain requests, where present, are unique across the streams', async (c) => {
+  check({ ids: 'wire-sse-event-id-unique', name: 'SSE event ids of the replies to plain requests, where present, are unique across the streams', generic: true, run: async (c) => {
     if (c.revision === MODERN) c.notApplicable('the target speaks only 2026-07-28, which has no resumable streams and so no rule on event ids');
     judgeEventIds(c, streamsOf(c, await replies(c)));
-  }, { generic: true });
+  } });
 
   // "Transport is HTTPS carrying JSON-RPC 2.0." (service.md) The discovery files' links to the service are
   // https when it is reached over https (the bootstrap reply's claimUrl: suites/bootstrap.suite.ts).
-  check('wire-https-urls', 'the discovery files link to the service over https when it is reached over https', async (c) => {
+  check({ ids: 'wire-https-urls', name: 'the discovery files link to the service over https when it is reached over https', run: async (c) => {
     const files = await Promise.all(DISCOVERY.map((p) => c.http.request(`${c.target.baseUrl}${p}`, { method: 'GET', headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.1' } })));
     const served = DISCOVERY.filter((_, i) => files[i]!.status === 200);
     // The files themselves are discovery-files-served's; without any there is no link to judge.
@@ -154,7 +154,7 @@ describe('wire', () => {
     });
     if (elsewhere.size > 0) c.observe(`links to other hosts, not the service's to judge: ${[...elsewhere].slice(0, 5).join(', ')}`);
     verifyHttpsUrls(c, urls, 'the discovery files\' links');
-  });
+  } });
 });
 
 export default seal();

@@ -19,10 +19,10 @@ import { redact } from '../wire/redact.js';
 
 /**
  * A conformance check is a record: the requirement rows it verifies, its name, what it needs (its deadline,
- * whether it holds for any MCP server, the property search it runs) and its body. Suites declare them with
- * `check()` inside `describe()` when their module loads (src/engine/suites.ts loads every suite once per
- * process); a run (src/engine/runner.ts) plans which of them to run against its target and runs each with
- * `runCheck()`, in the run's own scope.
+ * whether it holds for any MCP server, the property search it runs) and its body. A suite file declares them
+ * with `check({ ids, name, ..., run })` inside `describe()` blocks of its own `defineSuite()` (below), and
+ * suites/index.ts lists the suites; a run (src/engine/runner.ts) plans which of them to run against its
+ * target and runs each with `runCheck()`, with the run's state.
  */
 
 export interface CheckContext {
@@ -132,6 +132,14 @@ export function genericRows(checks: readonly CheckDefinition[]): ReadonlySet<str
   return new Set(checks.filter((c) => c.options.generic).flatMap((c) => c.requirementIds));
 }
 
+/** A check as its suite writes it: what it judges and needs first, its body (`run`) last. */
+export interface CheckSpec extends CheckOptions {
+  /** The catalog rows it verifies. */
+  ids: string | string[];
+  name: string;
+  run: (c: CheckContext) => Promise<void>;
+}
+
 /** A check as declared by its suite. */
 export interface CheckDefinition {
   requirementIds: string[];
@@ -157,10 +165,11 @@ export interface SuiteDeclaration {
   /** A block of the suite's checks, run one after another; `describe.concurrent`: side by side. */
   describe: ((name: string, body: () => void) => void) & { concurrent: (name: string, body: () => void) => void };
   /**
-   * Declares a conformance check verifying catalog requirements. The record starts as a failure and becomes
-   * a pass only when the body completes; a thrown NotTestable makes it not testable with its reason.
+   * Declares a conformance check: its record (the rows it verifies, its name, what it needs, its body), added to
+   * the suite's list. The check's result starts as a failure and becomes a pass only when the body completes; a
+   * thrown NotTestable makes it not testable with its reason.
    */
-  check: (ids: string | string[], name: string, body: (c: CheckContext) => Promise<void>, options?: CheckOptions) => void;
+  check: (spec: CheckSpec) => void;
   /** The suite, its check list final: a check declared after this (outside the file's own declaration) throws. */
   seal: () => Suite;
 }
@@ -186,7 +195,7 @@ export function defineSuite(group: string): SuiteDeclaration {
   };
   return {
     describe: Object.assign((name: string, body: () => void) => open(name, false, body), { concurrent: (name: string, body: () => void) => open(name, true, body) }),
-    check(ids, name, body, options = {}) {
+    check({ ids, name, run: body, ...options }) {
       const requirementIds = Array.isArray(ids) ? ids : [ids];
       for (const id of requirementIds) requirement(id); // an unknown id is a bug in the suite: fail when it loads
       if (sealed) throw new Error(`check "${name}" declared after the suite ${file} was sealed: its checks are declared when the file loads`);

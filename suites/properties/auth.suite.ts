@@ -29,7 +29,7 @@ function verifyRefused(c: CheckContext, res: WireResponse, credential: string, w
 describe.concurrent('auth properties', () => {
   // "The plaintext key is displayed once; the service stores only a hash." (A key with characters added,
   // removed or changed is another key.) "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check(['auth-altered-key-401', 'auth-key-not-echoed'], 'property: every single-character edit, truncation or extension of a live key gets 401', async (c) => {
+  check({ ids: ['auth-altered-key-401', 'auth-key-not-echoed'], name: 'property: every single-character edit, truncation or extension of a live key gets 401', property: 'auth-key-edits', run: async (c) => {
     const key = await freshKey(c, 'auth-key-edits');
     const live = await c.mcp.post(list(c), { key });
     c.verify(live.status === 200 && finalMessage(live)?.result !== undefined, 'the unedited key works', 200, live.status);
@@ -43,11 +43,11 @@ describe.concurrent('auth properties', () => {
         return true;
       },
     });
-  }, { property: 'auth-key-edits' });
+  } });
 
   // "Every request to the MCP endpoint carries `Authorization: Bearer <API_KEY>`."
   // "MCP servers ... MUST validate access tokens." "Invalid or expired tokens MUST receive a HTTP 401 response."
-  check(['auth-unknown-key-401', 'auth-other-scheme-401', 'auth-key-not-echoed'], 'property: any Authorization value that is not a live key gets 401', async (c) => {
+  check({ ids: ['auth-unknown-key-401', 'auth-other-scheme-401', 'auth-key-not-echoed'], name: 'property: any Authorization value that is not a live key gets 401', property: 'auth-any-value', run: async (c) => {
     const key = await freshKey(c, 'auth-any-value');
     const prefix = key.includes('_live_') ? key.slice(0, key.indexOf('_live_')) : 'key';
     const token = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((x) => String.fromCharCode(x)), minLength: 1, maxLength: 80 });
@@ -66,7 +66,7 @@ describe.concurrent('auth properties', () => {
         return true;
       },
     });
-  }, { property: 'auth-any-value' });
+  } });
 });
 
 export default seal();

@@ -16,7 +16,7 @@ const { check, describe, seal } = defineSuite('properties/bootstrap');
 describe.concurrent('bootstrap properties', () => {
   // "Response: includes `apiKey` (a temporary MCP key, returned immediately) and `claimUrl` (a link for the human)."
   // "The agent connects to the MCP endpoint with the returned `apiKey`."
-  check(['bootstrap-returns-key', 'bootstrap-returns-claim-url', 'bootstrap-key-works'], 'property: every valid body (unicode names, odd addresses, extra fields) yields a working key and a claim URL', async (c) => {
+  check({ ids: ['bootstrap-returns-key', 'bootstrap-returns-claim-url', 'bootstrap-key-works'], name: 'property: every valid body (unicode names, odd addresses, extra fields) yields a working key and a claim URL', property: 'bootstrap-valid-bodies', run: async (c) => {
     const runLimit = await runsAllowed(c, 'bootstrap-valid-bodies', 60);
     await c.property({
       arbitrary: validBodyArb,
@@ -37,14 +37,14 @@ describe.concurrent('bootstrap properties', () => {
         return true;
       },
     });
-  }, { property: 'bootstrap-valid-bodies' });
+  } });
 
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred."
   // "`humanEmail`: string, e-mail address; `agentName`: string; `workspaceName`: string; `canvasName`: string."
   // Judged at MUST only: that a spoiled body is refused at all is a SHOULD (bootstrap-wrong-type-4xx,
   // -bad-email-4xx), which the scenario checks judge; a check fails every row it verifies, so this one
   // verifies only the rows its MUST verdicts are about.
-  check(['bootstrap-bad-field-no-5xx', 'bootstrap-missing-field-no-5xx'], 'property: a body with fields missing, of another type, or a bad address is accepted or refused with a 4xx, never a 5xx', async (c) => {
+  check({ ids: ['bootstrap-bad-field-no-5xx', 'bootstrap-missing-field-no-5xx'], name: 'property: a body with fields missing, of another type, or a bad address is accepted or refused with a 4xx, never a 5xx', property: 'bootstrap-spoiled-bodies', run: async (c) => {
     const runLimit = await runsAllowed(c, 'bootstrap-spoiled-bodies', 100);
     await c.property({
       arbitrary: spoiledBodyArb,
@@ -59,7 +59,7 @@ describe.concurrent('bootstrap properties', () => {
         return true;
       },
     });
-  }, { property: 'bootstrap-spoiled-bodies' });
+  } });
 });
 
 export default seal();

@@ -22,7 +22,7 @@ const BATCH_REVISION = '2025-03-26';
 describe.concurrent('jsonrpc properties', () => {
   // RFC 9110 §15.6: "The 5xx (Server Error) class of status code indicates that the server is aware that it has
   // erred". MCP server/tools (TOOL-12): servers MUST validate inputs: bad input is a client error, never a 5xx.
-  check('jsonrpc-no-5xx', 'property: no envelope, however malformed, gets a 5xx', async (c) => {
+  check({ ids: 'jsonrpc-no-5xx', name: 'property: no envelope, however malformed, gets a 5xx', generic: true, property: 'jsonrpc-envelope-no-5xx', run: async (c) => {
     // Envelopes, and sometimes their text cut short (not JSON at all).
     const body = (v: { envelope: Envelope; cut: number | null }) => (v.cut === null ? bodyOf(v.envelope) : bodyOf(v.envelope).slice(0, v.cut % bodyOf(v.envelope).length));
     const label = (v: { envelope: Envelope; cut: number | null; revision?: string }) => `${body(v)}${v.revision ? ` (MCP-Protocol-Version: ${v.revision})` : ''}`;
@@ -37,11 +37,11 @@ describe.concurrent('jsonrpc properties', () => {
         },
       });
     });
-  }, { generic: true, property: 'jsonrpc-envelope-no-5xx' });
+  } });
 
   // "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object.
   // If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."
-  check('jsonrpc-id-echo', 'property: the reply id is exactly the request id (value and type), or null when the request is invalid', async (c) => {
+  check({ ids: 'jsonrpc-id-echo', name: 'property: the reply id is exactly the request id (value and type), or null when the request is invalid', generic: true, property: 'jsonrpc-envelope-ids', run: async (c) => {
     let judged = 0;
     await envelopeProperty(c, 'jsonrpc-envelope-ids', ({ envelope, what, res, responses, label }) => {
       // A request refused at the HTTP level without a JSON-RPC response carries no id to judge here (the rows of
@@ -73,7 +73,7 @@ describe.concurrent('jsonrpc properties', () => {
       }
     });
     if (judged === 0) c.notTestable('every generated envelope was refused at the HTTP level without a JSON-RPC response: no reply id to judge');
-  }, { generic: true, property: 'jsonrpc-envelope-ids' });
+  } });
 
   // "jsonrpc: ... MUST be exactly "2.0"." "Either the result member or error member MUST be included, but both
   // members MUST NOT be included." "code: ... MUST be an integer. message: A String".
@@ -87,7 +87,7 @@ describe.concurrent('jsonrpc properties', () => {
       'jsonrpc-result-xor-error': ['every JSON-RPC response has exactly one of result and error', 'result xor error'],
       'jsonrpc-error-object': ['every JSON-RPC error has an integer code and a string message', { error: { code: 'integer', message: 'string' } }],
     } as Record<string, [string, unknown]>)[rule.row]!;
-    check(rule.row, `property: ${name}`, async (c) => {
+    check({ ids: rule.row, name: `property: ${name}`, generic: true, property: propertyId, run: async (c) => {
       let judged = 0;
       await envelopeProperty(c, propertyId, ({ responses, label }) => {
         for (const m of responses) {
@@ -100,7 +100,7 @@ describe.concurrent('jsonrpc properties', () => {
         }
       });
       if (judged === 0) c.notTestable(`no reply to the generated envelopes carried a JSON-RPC ${rule.row === 'jsonrpc-error-object' ? 'error' : 'response'} to judge`);
-    }, { generic: true, property: propertyId });
+    } });
   }
 
   // "-32600 Invalid Request: The JSON sent is not a valid Request object." "-32601 Method not found."
@@ -117,7 +117,7 @@ describe.concurrent('jsonrpc properties', () => {
     ['jsonrpc-method-not-found', ['request'], 'jsonrpc-envelope-requests', 'each envelope of kind request gets the answer its kind calls for'],
   ];
   for (const [row, kinds, propertyId, name] of kindRules) {
-    check(row, `property: ${name}`, async (c) => {
+    check({ ids: row, name: `property: ${name}`, generic: true, property: propertyId, run: async (c) => {
       await envelopeProperty(c, propertyId, ({ envelope, what, res, responses, label: sentLabel }) => {
         const label = `${sentLabel} (${what.kind}${what.defects.length ? `: ${what.defects.join('; ')}` : ''})`;
         const method = envelope.method?.value;
@@ -165,14 +165,14 @@ describe.concurrent('jsonrpc properties', () => {
             break;
         }
       }, kinds);
-    }, { generic: true, property: propertyId });
+    } });
   }
 
   // "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches."
   // JSON-RPC §6: "The Server should respond with an Array containing the corresponding Response objects";
   // "If there are no Response objects contained within the Response array ... the server MUST NOT return an
   // empty Array and should return nothing at all". (An empty Array is jsonrpc-invalid-request's probe.)
-  check('jsonrpc-batch-2025-03-26', 'property: under 2025-03-26 a batch gets one response per request and per invalid item, none for notifications', async (c) => {
+  check({ ids: 'jsonrpc-batch-2025-03-26', name: 'property: under 2025-03-26 a batch gets one response per request and per invalid item, none for notifications', generic: true, property: 'jsonrpc-batches', run: async (c) => {
     const label = (items: Envelope[]) => `[${items.map(bodyOf).join(',')}]`;
     /** A 4xx that carries no result: the batch refused. */
     const refusedWithoutResult = (res: WireResponse) => res.status >= 400 && res.status < 500 && responsesOf(res).every((m) => !('result' in m));
@@ -230,7 +230,7 @@ describe.concurrent('jsonrpc properties', () => {
         },
       });
     });
-  }, { generic: true, property: 'jsonrpc-batches' });
+  } });
 });
 
 export default seal();

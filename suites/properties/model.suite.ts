@@ -13,10 +13,10 @@ describe('model', () => {
   // "A key is equivalent to workspace admin for the MCP write surface."
   // "One key per agent or per machine is advised, so revocation is per place." "Invalid or expired tokens MUST receive a HTTP 401 response."
   // "`blocks.list` accepts a boolean argument `published`."
-  check([
+  check({ ids: [
     'model-created-block-listed', 'model-sibling-keys-same-workspace', 'model-revocation-per-key',
     'auth-workspace-scoped-read', 'auth-workspace-scoped-write', 'auth-revoked-key-401', 'calls-published-filter-partitions',
-  ], 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', checkServiceModel, { timeout, property: 'service-model' });
+  ], name: 'random sequences of creates, publishes, builds, lists, key mints and revocations agree with a model of workspaces, keys and blocks', timeout, property: 'service-model', run: checkServiceModel });
 });
 
 export default seal();

@@ -24,7 +24,7 @@ describe.concurrent('schedule properties', () => {
   // schedule.preview (its own description in tools/list): "Returns the next run times of a 5-field cron expression
   // (minute hour day-of-month month day-of-week), strictly after `from` (default: now), in the given IANA time zone
   // (default UTC)." service.md §Resources: Schedule, "Operated through `schedule.preview`."
-  check('calls-schedule-preview-consistent', 'property: schedule.preview returns the next run times of the expression, after from, in the time zone', async (c) => {
+  check({ ids: 'calls-schedule-preview-consistent', name: 'property: schedule.preview returns the next run times of the expression, after from, in the time zone', property: 'schedule-preview-runs', run: async (c) => {
     const recipe = c.target.profile.streaming['schedule.preview'];
     if (!recipe || !('expression' in recipe.arguments) || !('count' in recipe.arguments)) return c.notTestable('the profile has no schedule.preview recipe with `expression` and `count`');
     const key = c.target.admin || c.target.canBootstrap || c.target.apiKey ? await freshKey(c, 'schedule-preview') : null;
@@ -64,7 +64,7 @@ describe.concurrent('schedule properties', () => {
         });
       },
     });
-  }, { property: 'schedule-preview-runs' });
+  } });
 });
 
 export default seal();

@@ -25,7 +25,7 @@ describe.concurrent('tool argument properties', () => {
   // The inputSchema is "A JSON Schema object defining the expected parameters for the tool." Protocol errors are for
   // "Malformed requests (requests that fail to satisfy CallToolRequest schema)": arguments the schema accepts are not
   // one (a tool execution error, isError, is fine: an id may not exist).
-  check('calls-valid-arguments-accepted', 'property: arguments valid per a tool\'s inputSchema never get a protocol error or a 5xx', async (c) => {
+  check({ ids: 'calls-valid-arguments-accepted', name: 'property: arguments valid per a tool\'s inputSchema never get a protocol error or a 5xx', generic: true, property: 'tool-arguments-valid', run: async (c) => {
     // Tools whose valid arguments no bounded search finds are left out (observed); none left: not testable.
     const s = withValidArguments(c, await prepareTools(c, 'tool-arguments-valid'));
     const byName = new Map(s.tools.map((t) => [t.name, t]));
@@ -77,26 +77,26 @@ describe.concurrent('tool argument properties', () => {
       },
     });
     if (slow.size > 0) c.observe(`still streaming at the deadline, so not judged: calls of ${[...slow].join(', ')}`);
-  }, { generic: true, property: 'tool-arguments-valid' });
+  } });
 
   // "Servers **MUST**: Validate all tool inputs." Rejected as invalid: -32602 (protocol error, before 2025-11-25) or
   // an isError result (SEP-1303); never a success, a 5xx, or -32603 (an internal error is not a client fault).
-  check('calls-invalid-arguments-rejected', 'property: arguments the inputSchema refuses are rejected (-32602 or isError), never carried out', async (c) => {
+  check({ ids: 'calls-invalid-arguments-rejected', name: 'property: arguments the inputSchema refuses are rejected (-32602 or isError), never carried out', property: 'tool-arguments-invalid', run: async (c) => {
     await invalidArgumentsProperty(c, 'tool-arguments-invalid', [undefined, ...c.target.revisions.filter((r) => r !== MODERN)], (call, msg) => {
       const rejected = msg.result?.isError === true || msg.error?.code === -32602;
       c.verify(rejected, `${showCall(call)}: invalid arguments are rejected (isError result or -32602), not ${msg.error ? `error ${msg.error.code}` : 'a success'}`, 'isError: true, or error -32602', msg);
     });
-  }, { property: 'tool-arguments-invalid' });
+  } });
 
   // Tool Execution Errors: "Reported in tool results with `isError: true`: ... Input validation errors (e.g., date in
   // wrong format, value out of range)" (2025-11-25, SEP-1303).
-  check('calls-invalid-arguments-tool-error', 'property: from 2025-11-25, arguments the inputSchema refuses get an isError result with a message', async (c) => {
+  check({ ids: 'calls-invalid-arguments-tool-error', name: 'property: from 2025-11-25, arguments the inputSchema refuses get an isError result with a message', property: 'tool-arguments-sep-1303', run: async (c) => {
     const revision = c.revision ?? (c.target.revisions.includes(SEP_1303) ? SEP_1303 : MODERN); // this run's revision
     await invalidArgumentsProperty(c, 'tool-arguments-sep-1303', [revision], (call, msg) => {
       c.verify(msg.result?.isError === true, `${showCall(call)}: invalid arguments get a result with isError: true`, { result: { isError: true } }, msg);
       c.verify(textOf(msg.result).trim().length > 0, `${showCall(call)}: the isError result says what is wrong in a text block`, 'a non-empty text block', msg.result);
     });
-  }, { property: 'tool-arguments-sep-1303' });
+  } });
 });
 
 export default seal();

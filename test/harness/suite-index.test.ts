@@ -34,12 +34,12 @@ describe('the suite index', () => {
     for (const s of SUITES) for (const c of s.checks) expect(c.suite.startsWith(`suites/${s.group}.suite.ts > `), c.suite).toBe(true);
     const { check, describe: block, seal } = defineSuite('synthetic');
     const body = async () => {};
-    expect(() => check('auth-missing-key-401', 'outside', body)).toThrow(/outside a describe block of suites\/synthetic\.suite\.ts/);
-    block('one', () => check('auth-missing-key-401', 'inside', body));
-    expect(() => check('no-such-row', 'unknown row', body)).toThrow();
+    expect(() => check({ ids: 'auth-missing-key-401', name: 'outside', run: body })).toThrow(/outside a describe block of suites\/synthetic\.suite\.ts/);
+    block('one', () => check({ ids: 'auth-missing-key-401', name: 'inside', run: body }));
+    expect(() => check({ ids: 'no-such-row', name: 'unknown row', run: body })).toThrow();
     const suite = seal();
     expect(suite.checks.map((c) => c.name)).toEqual(['inside']);
-    expect(() => block('late', () => check('auth-missing-key-401', 'late', body))).toThrow(/after the suite suites\/synthetic\.suite\.ts was sealed/);
+    expect(() => block('late', () => check({ ids: 'auth-missing-key-401', name: 'late', run: body }))).toThrow(/after the suite suites\/synthetic\.suite\.ts was sealed/);
     expect(suite.checks).toHaveLength(1);
   });
 });
