@@ -61,12 +61,10 @@ export interface CheckContext {
   /** A fetch for an SDK client's transport that records every exchange into this check's wire log, secrets redacted. */
   recordingFetch(): RecordingFetch;
   /**
-   * Runs a fast-check property with the run's seed and budget (one per check: its id names it for replay).
-   * The predicate uses `verify` or returns false; a failure is shrunk and reported with seed and path.
-   */
-  /**
-   * Runs the check's property search, the one its record declares (`options.property`): the spec's `id` may be
-   * left out (it is the record's), and if given must be the same.
+   * Runs the check's property search with the run's seed and budget, the one its record declares
+   * (`options.property`, which names it for replay): the spec's `id` may be left out (it is the record's), and if
+   * given must be the same. The predicate uses `verify` or returns false; a failure is shrunk and reported with
+   * seed and path.
    */
   property<T>(spec: Omit<PropertySpec<T>, 'id'> & { id?: string }): Promise<void>;
   /** Interop matrix checks: names the SDK client the check judged (the report's client x step matrix). */
@@ -108,7 +106,7 @@ function briefOf(res: WireResponse, secrets: readonly string[]): ReplyBrief {
 const CHECK_TIMEOUT_MS = 30_000;
 
 export interface CheckOptions {
-  /** The check's deadline in ms (default CHECK_TIMEOUT_MS), or one that depends on the run's target. */
+  /** The check's deadline in ms (default CHECK_TIMEOUT_MS), or one that depends on the run's settings. */
   timeout?: number | ((settings: RunSettings) => number);
   /**
    * Run under the generic profile too (protocol rules that hold for any MCP server); `only`: under the generic

@@ -43,9 +43,10 @@ export class RunState {
    */
   settings: RunSettings;
 
-  constructor(settings: RunSettings = DEFAULT_SETTINGS, limits: LedgerLimits = { waitMs: Number.POSITIVE_INFINITY }) {
+  constructor(settings: RunSettings = DEFAULT_SETTINGS) {
     this.settings = settings;
-    this.currentLedger = new RunLedger(limits);
+    // Unbounded until the run opens its ledger with its budgets (openLedger).
+    this.currentLedger = new RunLedger({ waitMs: Number.POSITIVE_INFINITY });
     this.pacer = new Pacer(() => this.currentLedger, this.tally);
   }
 

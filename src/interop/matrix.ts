@@ -177,11 +177,13 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const started = performance.now();
   const startedAt = epochNow();
   const notes: string[] = [];
+  const { run } = c.http;
+  const { settings } = run;
   const secrets = () => [...Object.values(c.target.headers), ...extra].filter((k): k is string => !!k);
   // A workspace of the matrix's own: eight clients' calls, blocks and bursts touch no other check's.
   let key = c.target.apiKey;
   if (c.target.canBootstrap) {
-    const fresh = await bootstrapWorkspace(c.http.run, c.target, extra, 'interop-matrix');
+    const fresh = await bootstrapWorkspace(run, c.target, extra, 'interop-matrix');
     c.http.log.push(...fresh.exchanges);
     if (fresh.key) key = fresh.key;
     notes.push(fresh.key ? 'the clients used a workspace bootstrapped for the matrix' : `the clients used the run's key (${fresh.note})`);
@@ -189,16 +191,16 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const { calls, gaps } = await plan(c, key, notes);
   const wrong = `${c.target.keyPrefix ?? 'canvas'}_live_${randomBytes(18).toString('base64url')}`;
   extra.push(wrong);
-  c.http.run.keys.learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
+  run.keys.learnSecret(wrong); // not a live key, but a key-shaped credential the clients print: the report door redacts it
   const badKey = c.target.revokedKey ? 'revoked' : key ? 'wrong' : 'none';
   // "Give deadlines that scale with measured start-up rather than fixed milliseconds" (issue 33): a connect over
   // stdio includes starting the proxy, and four runtimes start at once; on a starved machine that takes seconds.
   const startupMs = await measureStartup();
   const allowance = startupAllowance(startupMs);
-  const timeoutMs = c.http.run.settings.timeoutMs + allowance;
-  notes.push(`node started in ${startupMs} ms on this machine just before the clients: each client's deadline per request was the run's ${c.http.run.settings.timeoutMs} ms + ${allowance} ms, and its start-up grace ${(STARTUP_GRACE_MS + allowance) / 1000} s`);
+  const timeoutMs = settings.timeoutMs + allowance;
+  notes.push(`node started in ${startupMs} ms on this machine just before the clients: each client's deadline per request was the run's ${settings.timeoutMs} ms + ${allowance} ms, and its start-up grace ${(STARTUP_GRACE_MS + allowance) / 1000} s`);
   const env: Record<string, string> = {
-    INTEROP_REVISION: c.http.run.settings.protocol === 'auto' ? 'default' : c.http.run.settings.protocol,
+    INTEROP_REVISION: settings.protocol === 'auto' ? 'default' : settings.protocol,
     INTEROP_PLAN: JSON.stringify({ calls: calls.map(({ tool, arguments: a, streaming }) => ({ tool, arguments: a, streaming })), timeoutMs }),
     ...(key && { MCP_API_KEY: key }),
     ...(badKey !== 'none' && { INTEROP_BAD_KEY: c.target.revokedKey ?? wrong }),
@@ -207,7 +209,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   const cells: Cell[] = [];
   for (const id of selected) {
     for (const mode of ['http', 'stdio'] as const) {
-      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(c.http.run.settings.protocol), wire: [], requests: 0 };
+      const cell: Cell = { client: id, mode, install: CLIENTS[id].install, speaks: CLIENTS[id].speaks(settings.protocol), wire: [], requests: 0 };
       const missing = CLIENTS[id].missing();
       if (missing) cell.notRun = { reason: `${missing}; install it with \`${CLIENTS[id].install}\`` };
       // A service with no key to give the client (the bootstrap refused, none given): nothing to connect with.
@@ -222,7 +224,7 @@ async function runMatrix(c: MatrixContext, selected: readonly ClientId[], extra:
   if (stdio && cells.some((cell) => cell.mode === 'stdio' && cell.run)) notes.push(`stdio: ${stdio.where}`);
   // What the deployment paid for: the requests went through the proxies (counted there), the blocks here.
   const created = cells.flatMap((cell) => cell.run?.lines ?? []).filter((l) => l.step === 'call' && l.ok === true && l.isError !== true && String(l.tool) === 'blocks.create').length;
-  c.http.run.tally.add({ blocksCreated: created });
+  run.tally.add({ blocksCreated: created });
   const during = stalls().filter((s) => s.to >= startedAt);
   if (during.length > 0) notes.push(`the harness's event loop stalled ${during.length} time(s) while the clients ran, ${(during.reduce((n, s) => n + s.to - s.from, 0) / 1000).toFixed(1)} s in all (longest ${(Math.max(...during.map((s) => s.to - s.from)) / 1000).toFixed(1)} s)`);
   return { calls, gaps, badKey, revisions: c.target.revisions, cells, notes, setupWire: [], wallMs: Math.round(performance.now() - started), timeoutMs, stalls: during };

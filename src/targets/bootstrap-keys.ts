@@ -40,10 +40,16 @@ export async function tryBootstrapKey(run: RunState, baseUrl: string, label: str
  * A fresh workspace key, or a TargetError (for callers that cannot go on without one: load runs, embedded). A
  * conformance run's preparation counts it in its `run`; a load command's bootstrap is a run of its own.
  */
-export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number, run = new RunState()): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
-  const outcome = await tryBootstrapKey(run, baseUrl, label, timeoutMs);
-  if ('refused' in outcome) throw new TargetError(`${outcome.refused}; give keys with --api-key instead`);
-  return outcome;
+export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number, run?: RunState): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
+  // Outside a conformance run, a state of its own for this one request, its connection closed after it.
+  const own = run ?? new RunState();
+  try {
+    const outcome = await tryBootstrapKey(own, baseUrl, label, timeoutMs);
+    if ('refused' in outcome) throw new TargetError(`${outcome.refused}; give keys with --api-key instead`);
+    return outcome;
+  } finally {
+    if (!run) await own.close();
+  }
 }
 
 /** `<prefix>_live_<secret>` → `<prefix>`, whatever characters the prefix holds (src/kit/key-form.ts). */
