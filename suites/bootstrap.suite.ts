@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runSecrets, type CheckContext, defineSuite } from '../src/engine/check.js';
-import type { ProbeCheck } from '../src/budget/bootstrap-plan.js';
+import type { ProbeCheck, ProbeList } from '../src/budget/bootstrap-plan.js';
 import { budgetSpentReason } from '../src/budget/run-ledger.js';
 import { B64TOKEN, hasKeyForm, unusableKeyReason } from '../src/kit/key-form.js';
 import { SpellingMatcher } from '../src/kit/key-spellings.js';
@@ -152,7 +152,7 @@ interface Probe { label: string; body: { json: unknown } | { raw: string } }
  * allows; src/budget/bootstrap-plan.ts). A 429 is waited out by the wire client; one that outlasts the
  * run's wait budget fails the check as throttled.
  */
-async function probe(c: CheckContext, id: ProbeCheck, probes: Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+async function probe<Check extends ProbeCheck>(c: CheckContext, id: Check, probes: ProbeList<Check, Probe>): Promise<{ label: string; res: WireResponse }[]> {
   if (!c.target.canBootstrap) c.notTestable('bootstrap may not be called on this target (a lax server would create workspaces and send mail)');
   const first = c.run.ledger.permit(`probe:${id}`, 1);
   if (first.granted < 1) c.notTestable(budgetSpentReason(id, first.budget));
@@ -170,7 +170,7 @@ async function probe(c: CheckContext, id: ProbeCheck, probes: Probe[]): Promise<
  * sends them (probe), the others read the same replies and get the same exchanges as evidence. A 4xx check
  * and its no-5xx check thus judge one set of requests at their two levels.
  */
-async function sharedProbe(c: CheckContext, id: ProbeCheck, probes: () => Probe[]): Promise<{ label: string; res: WireResponse }[]> {
+async function sharedProbe<Check extends ProbeCheck>(c: CheckContext, id: Check, probes: () => ProbeList<Check, Probe>): Promise<{ label: string; res: WireResponse }[]> {
   const probed = c.run.once('bootstrap probes', () => new Map<string, { results: Promise<{ label: string; res: WireResponse }[]>; exchanges: Promise<Exchange[]> }>());
   const known = probed.get(id);
   if (known) {
@@ -186,7 +186,7 @@ async function sharedProbe(c: CheckContext, id: ProbeCheck, probes: () => Probe[
 }
 
 /** `humanEmail`, `agentName`, `workspaceName` or `canvasName` of another type than string. */
-function wrongTypeProbes(): Probe[] {
+function wrongTypeProbes(): ProbeList<'bootstrap-wrong-type-4xx', Probe> {
   const typed = (field: string, value: unknown): Probe => ({ label: `${field} = ${JSON.stringify(value)}`, body: { json: { ...validBody('types'), [field]: value } } });
   return [
     typed('humanEmail', 42),
@@ -198,10 +198,15 @@ function wrongTypeProbes(): Probe[] {
 }
 
 /** A `humanEmail` that is not an e-mail address. */
-function badEmailProbes(): Probe[] {
-  return ['not-an-email', 'missing-at.example.com', '@example.com', 'two@@example.com'].map((humanEmail) => ({
+function badEmailProbes(): ProbeList<'bootstrap-bad-email-4xx', Probe> {
+  return eachOf(['not-an-email', 'missing-at.example.com', '@example.com', 'two@@example.com'] as const, (humanEmail) => ({
     label: `humanEmail "${humanEmail}"`, body: { json: { ...validBody('bad-email'), humanEmail } },
   }));
+}
+
+/** `items.map(f)` that keeps the list's length in its type (a ProbeList's length is checked). */
+function eachOf<const Items extends readonly unknown[], U>(items: Items, f: (item: Items[number]) => U): { -readonly [I in keyof Items]: U } {
+  return items.map(f) as { -readonly [I in keyof Items]: U };
 }
 
 function expect4xx(c: CheckContext, results: { label: string; res: WireResponse }[]): void {
@@ -284,7 +289,7 @@ describe.concurrent('bootstrap', () => {
   // "The 5xx (Server Error) class of status code indicates that the server is aware that it has erred" — the
   // requiredness of the other fields is not stated, so they may be accepted or refused, never answered 5xx.
   check({ ids: 'bootstrap-missing-field-no-5xx', name: 'a body missing agentName, workspaceName or canvasName never gets a 5xx', run: async (c) => {
-    const results = await probe(c, 'bootstrap-missing-field-no-5xx', (['agentName', 'workspaceName', 'canvasName'] as const).map((field) => {
+    const results = await probe(c, 'bootstrap-missing-field-no-5xx', eachOf(['agentName', 'workspaceName', 'canvasName'] as const, (field) => {
       const body: Record<string, unknown> = validBody(`no-${field}`);
       delete body[field];
       return { label: `${field} left out`, body: { json: body } };

@@ -25,6 +25,13 @@ export const PROBE_BODIES = {
 
 /** A check that probes the bootstrap endpoint with bad bodies. */
 export type ProbeCheck = keyof typeof PROBE_BODIES;
+/**
+ * A list of exactly as many items as `check` has bodies: the suite's probe lists are typed with it, so a body
+ * added to a list without its share here (or a share without its body) is a type error, not a body silently
+ * left unsent for want of budget.
+ */
+export type ProbeList<Check extends ProbeCheck, T> = Tuple<T, (typeof PROBE_BODIES)[Check]> & readonly T[];
+type Tuple<T, N extends number, R extends T[] = []> = R['length'] extends N ? R : Tuple<T, N, [...R, T]>;
 /** The bootstrap properties, each with a share of its own. */
 export type BootstrapProperty = 'bootstrap-valid-bodies' | 'bootstrap-spoiled-bodies';
 
