@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { ConfigOverrides } from '../../service/reference-server/config.js';
 import { CONFORMANCE_CONFIG } from '../../service/reference-server/conformance-config.js';
 import { loopbackContainer } from './loopback-container.js';
-import { loadTestcontainers } from './testcontainers.js';
+import { loadTestcontainers, requireTestcontainers } from './testcontainers.js';
 import type { TargetInfo } from './target-info.js';
 import { bootstrapKey, keyPrefixOf } from './bootstrap-keys.js';
 import type { RunState } from '../engine/run-state.js';
@@ -53,6 +53,7 @@ export interface ReferenceContainer {
  * service this run started; on SIGINT/SIGTERM that nothing else handles it runs before the process ends.
  */
 export async function startReferenceContainer(config: ConfigOverrides, log: (m: string) => void = (m) => console.error(`container: ${m}`)): Promise<ReferenceContainer> {
+  requireTestcontainers();
   const engine = await ensureContainerEngine({ log });
   // Read by testcontainers when it first connects, so set before it is loaded.
   process.env.DOCKER_HOST = engine.dockerHost;

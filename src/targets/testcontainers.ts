@@ -1,5 +1,21 @@
+import { createRequire } from 'node:module';
 import { engineAddress } from './container-engine.js';
 import { TargetError } from './target.js';
+
+const MISSING = '--target container needs the testcontainers package, which the harness does not install for everyone: npm install --save-dev testcontainers@^11 (its install scripts are not needed: deny them)';
+
+/**
+ * Fails with the install line when testcontainers is not installed, without loading it: said before a container
+ * engine is started for the run, since the engine's own setup hint would send the user to prepare a machine
+ * that still could not run the target.
+ */
+export function requireTestcontainers(): void {
+  try {
+    createRequire(import.meta.url).resolve('testcontainers');
+  } catch {
+    throw new TargetError(MISSING);
+  }
+}
 
 /**
  * testcontainers, loaded with the settings every use of it here needs. It reads them once, when its first
@@ -19,7 +35,7 @@ export async function loadTestcontainers(): Promise<typeof import('testcontainer
     // An optional peer dependency (package.json): only --target container needs it, and through dockerode it
     // brings install scripts (ssh2, cpu-features, protobufjs) every other user would be asked to allow.
     if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
-      throw new TargetError('--target container needs the testcontainers package, which the harness does not install for everyone: npm install --save-dev testcontainers@^11 (its install scripts are not needed: deny them)');
+      throw new TargetError(MISSING);
     }
     throw err;
   }

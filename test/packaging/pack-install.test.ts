@@ -28,7 +28,7 @@ describe('the packed project, installed without dev dependencies', () => {
   }, 300_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 60_000, env: { ...process.env, MCP_API_KEY: '' } });
+  const node = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 60_000, env: { ...process.env, MCP_API_KEY: '', ...env } });
 
   it('holds the compiled programs and the data they read, and no dev dependency', () => {
     for (const path of ['dist/src/cli/conformance.js', 'dist/suites/auth.suite.js', 'profiles/service.json', 'reports/results.schema.json', 'load/k6/stateless-post.ts', 'load/scenarios.ts', 'load/reply-check.ts', 'Dockerfile', 'Dockerfile.harness']) {
@@ -44,12 +44,16 @@ describe('the packed project, installed without dev dependencies', () => {
     expect(Object.values(pkg.scripts).filter((s) => /\btsx\b/.test(s))).toEqual([]);
   });
 
-  it('--target container without testcontainers installed: exit 2, one line saying how to add it', () => {
-    const run = node(['dist/src/cli/conformance.js', '--target', 'container', '--report-dir', join(dir, 'no-testcontainers')]);
-    expect(run.status, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/^error: --target container needs the testcontainers package[^\n]*npm install --save-dev testcontainers@\^11/m);
-    expect(run.stderr).not.toMatch(/^\s+at /m);
-  });
+  // With an engine answering, and with none (the run would start podman's service): the missing package is said
+  // first, and no engine is started for a run that could not use it (it once sent the user to set up podman).
+  it.each([['an engine answering', {}], ['no engine answering', { DOCKER_HOST: '', PODMAN_SOCKET: '/tmp/pack-install-no-engine.sock' }]] as const)(
+    '--target container without testcontainers installed, %s: exit 2, one line saying how to add it', (_, env) => {
+      const run = node(['dist/src/cli/conformance.js', '--target', 'container', '--report-dir', join(dir, 'no-testcontainers')], env);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^error: --target container needs the testcontainers package[^\n]*npm install --save-dev testcontainers@\^11/m);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stderr).not.toMatch(/starting podman|podman's API service/);
+    });
 
   it.each([
     ['conformance', 'dist/src/cli/conformance.js'],
