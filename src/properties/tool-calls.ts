@@ -20,7 +20,6 @@ const MODERN: Revision = '2026-07-28';
 /** Runs that end in a streaming tool cost its steps (~160 ms on the embedded target): weigh them down. */
 const STREAMING_WEIGHT = 1;
 const PLAIN_WEIGHT = 4;
-const MAX_PAGES = 10;
 /** Each tool's search for one valid value before the valid-arguments property: short, the property has its own time box. */
 export const AIM_SEARCH: SearchBounds = { deadlineMs: 250, maxTries: 400 };
 
@@ -66,7 +65,7 @@ export async function prepareTools(c: CheckContext, purpose: string): Promise<To
     const result = finalMessage(res)?.result;
     c.verify(isObject(result) && Array.isArray(result.tools), 'tools/list returns tools', 'a tools array', c.brief(res));
     return result;
-  }, MAX_PAGES);
+  });
   const streamingNames = new Set([...Object.keys(c.target.profile.streaming), ...Object.values(c.target.profile.streaming).map((r) => r.tool)]);
   const tools: Tool[] = [];
   for (const t of listed(pages).filter(isObject)) {
