@@ -5,6 +5,7 @@
  */
 import { HOSTILE_MUTANTS, HTTPS_MUTANTS, LOAD_MUTANTS, MUTANTS } from '../../service/mutants/index.js';
 import { enumOption, numberOption, secretOption, urlOption, UsageError } from '../kit/options.js';
+import { nearestNames } from '../kit/nearest.js';
 
 export type TargetKind = 'embedded' | 'url' | 'container' | 'stdio';
 
@@ -56,12 +57,15 @@ function mutantNames(family: MutantFamily): string[] {
   return (family === 'conformance' ? [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS, ...HTTPS_MUTANTS] : [...MUTANTS, ...LOAD_MUTANTS]).map((m) => m.name);
 }
 
-/** --mutant: embedded target only, and a known name (an unknown one lists the known ones). */
+/**
+ * --mutant: embedded target only, and a known name. An unknown one names the nearest known ones, not all of
+ * them (two hundred names made an error of 11 kB).
+ */
 export function mutantOption(raw: string | undefined, kind: TargetKind, family: MutantFamily): string | undefined {
   if (raw === undefined) return undefined;
   if (kind !== 'embedded') throw new UsageError('--mutant works with the embedded target only');
   const known = mutantNames(family);
-  if (!known.includes(raw)) throw new UsageError(`unknown mutant "${raw}"; known: ${known.join(', ')}`);
+  if (!known.includes(raw)) throw new UsageError(`unknown mutant "${raw}"; the nearest of the ${known.length} known: ${nearestNames(raw, known).join(', ')} (all of them: service/mutants/ in the repository)`);
   return raw;
 }
 

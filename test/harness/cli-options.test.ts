@@ -128,7 +128,7 @@ describe('the shared options of the harness commands', () => {
     expect(usageError(() => targetOption({ 'base-url': 'ftp://x' }, load))).toBe('--base-url must be an http(s) URL (got "ftp://x")');
   });
 
-  it('mutantOption: embedded only, a known name, else the known names listed', () => {
+  it('mutantOption: embedded only, a known name, else the nearest known names', () => {
     const conformanceNames = [...MUTANTS, ...LOAD_MUTANTS, ...HOSTILE_MUTANTS, ...HTTPS_MUTANTS].map((m) => m.name);
     const loadNames = [...MUTANTS, ...LOAD_MUTANTS].map((m) => m.name);
     expect(mutantOption(undefined, 'url', 'load')).toBeUndefined();
@@ -136,8 +136,18 @@ describe('the shared options of the harness commands', () => {
     expect(mutantOption(HOSTILE_MUTANTS[0]!.name, 'embedded', 'conformance')).toBe(HOSTILE_MUTANTS[0]!.name);
     expect(mutantOption(HTTPS_MUTANTS[0]!.name, 'embedded', 'conformance')).toBe(HTTPS_MUTANTS[0]!.name);
     expect(usageError(() => mutantOption(MUTANTS[0]!.name, 'url', 'conformance'))).toBe('--mutant works with the embedded target only');
-    expect(usageError(() => mutantOption('nope', 'embedded', 'conformance'))).toBe(`unknown mutant "nope"; known: ${conformanceNames.join(', ')}`);
-    expect(usageError(() => mutantOption(HOSTILE_MUTANTS[0]!.name, 'embedded', 'load'))).toBe(`unknown mutant "${HOSTILE_MUTANTS[0]!.name}"; known: ${loadNames.join(', ')}`);
+    // Five of the command's own names, the closest first: a name holding what was asked, then by edit distance.
+    const nearest = (message: string) => /known: (.*) \(all of them: service\/mutants\/ in the repository\)$/.exec(message)?.[1]?.split(', ');
+    const nope = usageError(() => mutantOption('nope', 'embedded', 'conformance'));
+    expect(nope).toMatch(new RegExp(`^unknown mutant "nope"; the nearest of the ${conformanceNames.length} known: `));
+    expect(nearest(nope)).toHaveLength(5);
+    for (const name of nearest(nope)!) expect(conformanceNames).toContain(name);
+    expect(nearest(usageError(() => mutantOption('auth-missing-key', 'embedded', 'conformance')))![0]).toBe('auth-missing-key-accepted');
+    expect(nearest(usageError(() => mutantOption('auth-missing-key-acepted', 'embedded', 'conformance')))![0]).toBe('auth-missing-key-accepted');
+    // A hostile mutant is no load mutant: the load commands name their own.
+    const hostile = usageError(() => mutantOption(HOSTILE_MUTANTS[0]!.name, 'embedded', 'load'));
+    expect(hostile).toMatch(new RegExp(`^unknown mutant "${HOSTILE_MUTANTS[0]!.name}"; the nearest of the ${loadNames.length} known: `));
+    for (const name of nearest(hostile)!) expect(loadNames).toContain(name);
   });
 
   it('seedOption: a whole number of at least 0; not given, a random one; "" is no seed 0', () => {

@@ -39,7 +39,7 @@ describe.concurrent('conformance command: bad input is a clear error with exit 2
     [['--header', 'no colon'], /--header/],
     [['--baseline', '/nonexistent/baseline.json'], /--baseline/],
     [['--mutant', 'x', '--target', 'url', '--base-url', 'http://127.0.0.1:1'], /embedded target only/],
-    [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; known: /],
+    [['--mutant', 'no-such-mutant'], /unknown mutant "no-such-mutant"; the nearest of the \d+ known: /],
     [['--target', 'url', '--base-url', 'http://127.0.0.1:1'], /cannot reach/],
   ])('%j', async (args, message) => {
     const run = await pool.run(args, 30_000);

@@ -33,7 +33,7 @@ describe('probe command line', () => {
     [['--max-requests=-5'], /^error: --max-requests must be a whole number from 100 to 2000000/m],
     [['--refine-steps', '1.5'], /^error: --refine-steps must be a whole number from 0 to 10/m],
     [['--tolerance', '101'], /^error: --tolerance must be from 0 to 100 percent/m],
-    [['--mutant', 'no-such-mutant'], /^error: unknown mutant "no-such-mutant"; known: .*\brate-limit-no-retry-after\b/m],
+    [['--mutant', 'rate-limit-no-retry'], /^error: unknown mutant "rate-limit-no-retry"; the nearest of the \d+ known: rate-limit-no-retry-after\b/m],
     [['--target', 'stdio'], /^error: --target must be embedded, url or container \(got "stdio"\)$/m],
     [['--sibling-key', ''], /^error: --sibling-key is empty/m],
   ])('bad usage %j exits 2 with the message and the usage', (args, message) => {
