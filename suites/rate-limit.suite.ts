@@ -90,7 +90,7 @@ interface Burst {
  */
 async function burst(run: RunState, target: TargetInfo, key: string | undefined, secrets: string[], base: Pick<Burst, 'keyNote' | 'plan' | 'declared' | 'setup'>, stopAbove?: (elapsedMs: number) => { value: number; how: string }): Promise<Burst> {
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, run.settings.timeoutMs, { pace: false, run }), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, { pace: false, run }), info);
   const b: Burst = { ...base, sent: 0, served: 0, statuses: {}, elapsedMs: 0, stop: 'no key', concurrency: 0, bestRate: 0, meanReplyMs: 0, session: (c) => sessionOn(c.http.log) };
   if (!key) return b;
   const send = burstSender(sessionOn([]), 'tools/list', () => secrets, () => sessionOn([]));

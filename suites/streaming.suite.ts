@@ -133,7 +133,7 @@ async function runRound(run: RunState, target: TargetInfo): Promise<Round> {
   const secrets = runSecrets(target);
   const { key, exchanges: keyExchanges, note } = await groupKey(run, target, secrets);
   const info: TargetInfo = { ...target, apiKey: key };
-  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, run.settings.timeoutMs, { run }), info);
+  const sessionOn = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, { run }), info);
   const setup: Exchange[] = [...keyExchanges];
   const deadlineMs = streamDeadline(target, run.settings.timeoutMs);
   const vars: Record<string, unknown> = {};

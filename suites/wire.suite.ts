@@ -41,7 +41,7 @@ async function runRound(run: RunState, target: TargetInfo): Promise<Sent[]> {
   const add = (label: string, call: (s: McpSession) => Promise<WireResponse>) => {
     const x: Sent = { label, exchanges: [] };
     sent.push(x);
-    return call(new McpSession(new WireClient(x.exchanges, () => secrets, run.settings.timeoutMs, { run }), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
+    return call(new McpSession(new WireClient(x.exchanges, () => secrets, { run }), target)).then((res) => void (x.res = res), (err: Error) => void (x.error = err.message));
   };
   const plain = target.profile.calls.listBlocks;
   // A recipe needing a captured id has no value here (no setup runs): it is left out, not sent half-filled.

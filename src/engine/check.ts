@@ -266,7 +266,7 @@ export async function runCheck(planned: PlannedCheck, target: TargetInfo, run: R
   const deadlineAt = started + deadlineMs - Math.min(settings.timeoutMs, deadlineMs / 3);
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every request of the check listens to it
-  const http = new WireClient(wire, secrets, settings.timeoutMs, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal, run });
+  const http = new WireClient(wire, secrets, { pace: !options.rateLimit, deadlineAt, deadlineMs, signal: abort.signal, run });
   const c: CheckContext = {
     target,
     run,

@@ -204,7 +204,7 @@ async function runWith(run: RunState, options: RunOptions, loading: Promise<read
 
 /** The derived profile's recipes from the target's tools/list (src/profile/profile-derive.ts). */
 async function deriveFor(run: RunState, info: TargetInfo): Promise<Profile> {
-  const tools = await listTools(new McpSession(new WireClient([], () => [], run.settings.timeoutMs, { run }), info));
+  const tools = await listTools(new McpSession(new WireClient([], () => [], { run }), info));
   if (typeof tools === 'string') {
     const why = `the recipes are built from tools/list, which could not be read: ${tools}`;
     return { ...info.profile, gaps: Object.fromEntries([...SPEC_STREAMING_TOOLS, 'createBlock', 'listBlocks', 'publishBlock'].map((k) => [k, why])) };

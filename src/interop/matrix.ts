@@ -160,7 +160,7 @@ export async function startMatrix(run: RunState, target: TargetInfo, selected: r
   const watch = watchStalls();
   let matrix: Matrix;
   try {
-    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, run.settings.timeoutMs, { run }) }, selected, secrets, watch.stalls);
+    matrix = await runMatrix({ target, http: new WireClient(setupWire, () => secrets, { run }) }, selected, secrets, watch.stalls);
   } finally {
     watch.stop();
   }

@@ -18,7 +18,7 @@ export async function bootstrapWorkspace(run: RunState, target: TargetInfo, secr
   const permit = run.ledger.permit(purpose, 1);
   if (permit.granted < 1) return { exchanges: [], note: budgetSpentReason(purpose, permit.budget) };
   const log: Exchange[] = [];
-  const outcome = await tryBootstrapKey(run, target.baseUrl, purpose, run.settings.timeoutMs, log);
+  const outcome = await tryBootstrapKey(run, target.baseUrl, purpose, log);
   if ('refused' in outcome) return { exchanges: log, note: outcome.refused };
   // Too short to be told from text (redact() matches a secret under 8 characters only as a whole token): not used as a key.
   if (outcome.apiKey.length < 8) return { exchanges: [], note: 'bootstrap answered with an apiKey too short to be a key' };

@@ -93,12 +93,12 @@ async function runRound(run: RunState, runTarget: TargetInfo): Promise<GenericRo
   const own = revision ? await openSession(run, runTarget, revision) : undefined;
   const target: TargetInfo = own ? { ...runTarget, sessionId: own.sessionId } : runTarget;
   const secrets = runSecrets(target);
-  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, run.settings.timeoutMs, { run }), target);
+  const session = (log: Exchange[]) => new McpSession(new WireClient(log, () => secrets, { run }), target);
   const deadlineMs = run.settings.timeoutMs;
   const standaloneLog: Exchange[] = [];
   let stream: StandaloneStream | undefined;
   try {
-    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, run.settings.timeoutMs, { run }), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
+    if (own) stream = openStandaloneStream(new WireClient(standaloneLog, () => secrets, { run }), target.mcpUrl, session(standaloneLog).headers(), STANDALONE_MAX_MS);
   } catch {
     // No headers to send (a service target without a key): the calls say why themselves.
   }

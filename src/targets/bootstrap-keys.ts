@@ -1,6 +1,7 @@
 import { NotTestable, Throttled } from '../engine/verdict.js';
 import { WireClient } from '../wire/client.js';
 import { RunState } from '../engine/run-state.js';
+import { DEFAULT_SETTINGS } from '../engine/run-settings.js';
 import { DEFAULT_WAIT_BUDGET_MS } from '../engine/run-options.js';
 import type { Exchange } from '../wire/exchange.js';
 import { TargetError } from './target.js';
@@ -14,14 +15,14 @@ export type BootstrapOutcome = { apiKey: string; claimUrl?: string; humanEmail: 
  * Counted in the run's ledger and recorded into `log`; a 429 is waited out as the endpoint asks, for `waitMs`
  * at most (a throttle that outlasts it is a refusal). Never throws: a refusal says why.
  */
-export async function tryBootstrapKey(run: RunState, baseUrl: string, label: string, timeoutMs: number, log: Exchange[] = [], waitMs = DEFAULT_WAIT_BUDGET_MS): Promise<BootstrapOutcome> {
+export async function tryBootstrapKey(run: RunState, baseUrl: string, label: string, log: Exchange[] = [], waitMs = DEFAULT_WAIT_BUDGET_MS): Promise<BootstrapOutcome> {
   counter += 1;
   const humanEmail = `conformance+${Date.now().toString(36)}${counter}@example.com`;
   const url = `${baseUrl}/api/agent/bootstrap`;
   let res;
   try {
     // Bounded like a check: a Retry-After beyond `waitMs` is a refusal now, not a wait of minutes.
-    const client = new WireClient(log, () => [], timeoutMs, { deadlineAt: performance.now() + waitMs, deadlineMs: waitMs, deadlineOwner: `bootstrap ${label}`, run });
+    const client = new WireClient(log, () => [], { deadlineAt: performance.now() + waitMs, deadlineMs: waitMs, deadlineOwner: `bootstrap ${label}`, run });
     res = await client.request(url, {
       method: 'POST',
       json: { humanEmail, agentName: 'mcp-conformance-harness', workspaceName: `conformance ${label}`, canvasName: 'conformance canvas' },
@@ -38,17 +39,18 @@ export async function tryBootstrapKey(run: RunState, baseUrl: string, label: str
 
 /**
  * A fresh workspace key, or a TargetError (for callers that cannot go on without one: load runs, embedded). A
- * conformance run's preparation counts it in its `run`; a load command's bootstrap is a run of its own.
+ * conformance run's preparation counts it in its `run` (and sends with its request deadline); a load command's
+ * bootstrap, given the deadline in ms, is a run of its own.
  */
-export async function bootstrapKey(baseUrl: string, label: string, timeoutMs: number, run?: RunState): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
+export async function bootstrapKey(baseUrl: string, label: string, via: RunState | number): Promise<{ apiKey: string; claimUrl?: string; humanEmail: string }> {
   // Outside a conformance run, a state of its own for this one request, its connection closed after it.
-  const own = run ?? new RunState();
+  const own = typeof via === 'number' ? new RunState({ ...DEFAULT_SETTINGS, timeoutMs: via }) : via;
   try {
-    const outcome = await tryBootstrapKey(own, baseUrl, label, timeoutMs);
+    const outcome = await tryBootstrapKey(own, baseUrl, label);
     if ('refused' in outcome) throw new TargetError(`${outcome.refused}; give keys with --api-key instead`);
     return outcome;
   } finally {
-    if (!run) await own.close();
+    if (own !== via) await own.close();
   }
 }
 

@@ -205,7 +205,7 @@ export async function prepareContainer(run: RunState, base: TargetBase): Promise
   const { baseUrl, container: started, close } = await startReferenceContainer(CONFORMANCE_CONFIG, log);
 
   try {
-    const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, run.settings.timeoutMs, run)));
+    const [a, b] = await Promise.all(['A', 'B'].map((label) => bootstrapKey(baseUrl, label, run)));
     const revokedKey = await revokedKeyIn(started, baseUrl, run.settings.timeoutMs).catch((err: Error) => {
       log(`no revoked key (${err.message}); the revocation check will be not testable`);
       return undefined;

@@ -19,7 +19,7 @@ export async function prepareEmbedded(run: RunState, base: TargetBase, mutantNam
     throw new TargetError((err as Error).message);
   });
   try {
-    const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, run.settings.timeoutMs, run)));
+    const [a, b, revoked] = await Promise.all(['A', 'B', 'revoked'].map((label) => bootstrapKey(server.baseUrl, label, run)));
     // Revoked as an admin revokes it in the settings: through the service's own admin channel. A mutant that
     // hands out keys other than those it stores has none to revoke (404): that key then stays as it is.
     const { status } = await adminPost(run.pool, server.admin, '/keys/revoke', { key: revoked!.apiKey });

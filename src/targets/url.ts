@@ -49,7 +49,7 @@ export async function prepareUrl(run: RunState, base: TargetBase, baseUrl: strin
       return undefined;
     }
     bootstrapsUsed += 1;
-    const outcome = await tryBootstrapKey(run, origin, label, run.settings.timeoutMs);
+    const outcome = await tryBootstrapKey(run, origin, label);
     if ('refused' in outcome) {
       refusals.push(outcome.refused);
       return undefined;

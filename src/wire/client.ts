@@ -77,6 +77,8 @@ export interface WireOptions {
   signal?: AbortSignal;
   /** The run the client sends for: its pacer, pool, id space, key ledger and tally (src/engine/run-state.ts). */
   run: RunState;
+  /** A request's deadline when none is given, if not the run's (`run.settings.timeoutMs`). */
+  timeoutMs?: number;
 }
 
 /**
@@ -89,14 +91,16 @@ export class WireClient {
   readonly keySightings: KeySighting[] = [];
   /** The run it sends for. */
   readonly run: RunState;
+  /** A request's deadline when the request gives none: the option, else the run's. */
+  readonly defaultTimeoutMs: number;
 
   constructor(
     readonly log: Exchange[],
     private readonly secrets: () => readonly string[],
-    readonly defaultTimeoutMs: number,
     readonly options: WireOptions,
   ) {
     this.run = options.run;
+    this.defaultTimeoutMs = options.timeoutMs ?? options.run.settings.timeoutMs;
   }
 
   /**
@@ -147,7 +151,7 @@ export class WireClient {
 
   /** Another client of the same check (its own log and secrets): the same pacing and deadline. */
   sibling(log: Exchange[], secrets: () => readonly string[], options: Partial<WireOptions> = {}): WireClient {
-    return new WireClient(log, secrets, this.defaultTimeoutMs, { ...this.options, ...options });
+    return new WireClient(log, secrets, { ...this.options, ...options });
   }
 
   private note(sighting: KeySighting | undefined): void {

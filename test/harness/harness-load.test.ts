@@ -46,7 +46,7 @@ describe('the harness\'s own machine', () => {
   it('a deadline that passed while the harness was held is not the service\'s failure', async () => {
     const load = measureHarnessLoad();
     try {
-      const client = new WireClient([], () => [], 1_000, { run: new RunState() });
+      const client = new WireClient([], () => [], { timeoutMs: 1_000, run: new RunState() });
       const pending = client.request(url, { json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
       await tick(30);
       hold(1_500); // the reply came after 300 ms, but nobody read it before the deadline of 1 s passed
@@ -59,7 +59,7 @@ describe('the harness\'s own machine', () => {
   });
 
   it('a deadline that passed while the harness was free is the service\'s', async () => {
-    const client = new WireClient([], () => [], 2_000, { run: new RunState() });
+    const client = new WireClient([], () => [], { timeoutMs: 2_000, run: new RunState() });
     const err = await client.request(`${url}silent`, { json: { jsonrpc: '2.0', id: 1, method: 'ping' } }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeDefined();
     expect(harnessCause(err)).toBeUndefined();

@@ -203,7 +203,7 @@ describe('the wire client learns a bootstrapped key before recording its reply, 
       const run = new RunState();
       run.keys.configure({ baseUrl: base, mcpUrl: `${base}/api/mcp/v1` });
       const log: Exchange[] = [];
-      const http = new WireClient(log, () => [], 5000, { pace: false, run });
+      const http = new WireClient(log, () => [], { timeoutMs: 5000, pace: false, run });
       const boot = await http.request(`${base}/api/agent/bootstrap`, { json: { humanEmail: 'a@example.com' } });
       expect(boot.json.apiKey).toBe(minted); // the check gets the reply as it came
       expect(keyLeaks(JSON.stringify(log), [minted])).toEqual([]);

@@ -27,7 +27,7 @@ describe('the pacer: a throttle that cannot be waited out fails the check', () =
 
   /** A check's client: its own bucket (a key of its own), a deadline `leftMs` from now. */
   const client = (log: Exchange[], key: string, leftMs = 20_000, run = new RunState()) =>
-    ({ send: (path: string, extra = {}) => new WireClient(log, () => [], 5000, { deadlineAt: performance.now() + leftMs, deadlineMs: leftMs, run }).request(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, ...extra }) });
+    ({ send: (path: string, extra = {}) => new WireClient(log, () => [], { timeoutMs: 5000, deadlineAt: performance.now() + leftMs, deadlineMs: leftMs, run }).request(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, ...extra }) });
 
   it('a Retry-After beyond what the check has left of its deadline fails at once, saying both numbers', async () => {
     const log: Exchange[] = [];

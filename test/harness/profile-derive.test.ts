@@ -155,7 +155,7 @@ describe('deriving the service profile', () => {
       kind: 'url', baseUrl: server.baseUrl, mcpUrl: server.mcpUrl, headers: {}, apiKey, canBootstrap: false, profile: BASE,
       revisions: [],
     };
-    const listed = await listTools(new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target));
+    const listed = await listTools(new McpSession(new WireClient([], () => [], { timeoutMs: 5000, run: new RunState() }), target));
     if (typeof listed === 'string') throw new Error(listed);
     tools = listed;
   });
@@ -168,7 +168,7 @@ describe('deriving the service profile', () => {
     expect(profile.calls.publishBlock?.arguments).toMatchObject({ published: true });
     // Nothing copied from the reference profile: ids are found by name, never by our paths.
     expect(JSON.stringify(profile)).not.toContain('/block/id');
-    const mcp = new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), { ...target, profile });
+    const mcp = new McpSession(new WireClient([], () => [], { timeoutMs: 5000, run: new RunState() }), { ...target, profile });
     const vars = await mcp.setup();
     expect(vars.blockId).toEqual(expect.any(String));
     expect(vars.dataSourceId).toEqual(expect.any(String));
@@ -186,7 +186,7 @@ describe('deriving the service profile', () => {
     expect(profile.calls.listDataSources).toEqual({ tool: 'dataSources.list', arguments: {} });
     // The streaming recipes take the variable the creator captures.
     expect(profile.streaming['dataSources.triggerRefresh']?.arguments).toEqual({ dataSourceId: '{{dataSourceId}}' });
-    const mcp = new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), { ...target, profile });
+    const mcp = new McpSession(new WireClient([], () => [], { timeoutMs: 5000, run: new RunState() }), { ...target, profile });
     const vars: Record<string, unknown> = { title: 'derived source' };
     await mcp.recipe(profile.calls.createDataSource!, vars);
     expect(vars.dataSourceId).toEqual(expect.any(String));

@@ -90,7 +90,7 @@ describe('refuseRedirect', () => {
 describe('the wire client', () => {
   it('does not follow a cross-origin 307: it throws the refusal, records the 3xx, and nothing reaches the other origin', async () => {
     const log: Exchange[] = [];
-    const http = new WireClient(log, () => [KEY], 5_000, { pace: false, run: new RunState() });
+    const http = new WireClient(log, () => [KEY], { timeoutMs: 5_000, pace: false, run: new RunState() });
     const sent = http.request(`${redirector.origin}${MCP}?leak`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     await expect(sent).rejects.toThrow(/^the service redirected POST \/api\/mcp\/v1 to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/v1\?k=(\[REDACTED[^)]*|<key#\d+> )\(HTTP 307, another origin\): not followed$/);
     expect(redirector.seen).toHaveLength(1);
@@ -102,7 +102,7 @@ describe('the wire client', () => {
   });
 
   it('refuses a same-origin redirect of a POST; hands a same-origin GET redirect back unfollowed', async () => {
-    const http = new WireClient([], () => [KEY], 5_000, { pace: false, run: new RunState() });
+    const http = new WireClient([], () => [KEY], { timeoutMs: 5_000, pace: false, run: new RunState() });
     await expect(http.request(`${redirector.origin}${MCP}?same=/other`, { method: 'POST', json: {} })).rejects.toThrow(/\(HTTP 307, the same origin\): not followed/);
     const res = await http.request(`${redirector.origin}/claim?status=302&same=/login`, { method: 'GET' });
     expect([res.status, res.headers.location]).toEqual([302, '/login']);

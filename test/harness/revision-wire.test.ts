@@ -136,7 +136,7 @@ describe('McpSession speaks its revision on every request', () => {
     server.close();
   });
   const target = (over: Partial<TargetInfo> = {}) => ({ mcpUrl: url, headers: {}, timeoutMs: 2000, protocol: 'auto', revisions: ['2025-11-25', '2026-07-28'], ...over }) as TargetInfo;
-  const session = (t: TargetInfo, revision?: '2026-07-28' | null) => new McpSession(new WireClient([] as Exchange[], () => [], 2000, { run: new RunState() }), t, revision === undefined ? {} : { revision });
+  const session = (t: TargetInfo, revision?: '2026-07-28' | null) => new McpSession(new WireClient([] as Exchange[], () => [], { timeoutMs: 2000, run: new RunState() }), t, revision === undefined ? {} : { revision });
 
   it('the primary revision by default; the given one (a check\'s) when set; none with null', async () => {
     const primary = (await session(target()).request('tools/list')).json.result;

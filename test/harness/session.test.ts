@@ -70,7 +70,7 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
     expect(session.sessionId).toBeUndefined();
     // The initialize was answered (a key of its own), without a session id.
     expect(started.seen.map((s) => `${s.method} ${JSON.parse(s.body).method}`)).toEqual(['POST initialize']);
-    expect(new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target).headers()['mcp-session-id']).toBeUndefined();
+    expect(new McpSession(new WireClient([], () => [], { timeoutMs: 5000, run: new RunState() }), target).headers()['mcp-session-id']).toBeUndefined();
   });
 
   it('a stateful server: initialize, notifications/initialized in the session, the id on every request, DELETE at the end', async () => {
@@ -86,7 +86,7 @@ describe('the run\'s session (src/targets/session-lifecycle.ts)', () => {
       ['POST', 'initialize', undefined, undefined],
       ['POST', 'notifications/initialized', id, '2025-11-25'],
     ]);
-    const mcp = new McpSession(new WireClient([], () => [], 5000, { run: new RunState() }), target);
+    const mcp = new McpSession(new WireClient([], () => [], { timeoutMs: 5000, run: new RunState() }), target);
     expect(mcp.headers()['mcp-session-id']).toBe(id);
     expect((await mcp.request('tools/list')).status).toBe(200);
     await session.close();

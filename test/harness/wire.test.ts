@@ -82,7 +82,7 @@ describe('wire client', () => {
 
   it('records the exchange with the key redacted, and parses JSON', async () => {
     const log: Exchange[] = [];
-    const client = new WireClient(log, () => [KEY], 2000, { run: new RunState() });
+    const client = new WireClient(log, () => [KEY], { timeoutMs: 2000, run: new RunState() });
     const res = await client.request(`http://127.0.0.1:${port}/json`, { headers: { Authorization: `Bearer ${KEY}` }, json: { a: 1 } });
     expect(res.json).toEqual({ echo: `Bearer ${KEY}` });
     expect(JSON.stringify(log)).not.toContain(KEY);
@@ -92,7 +92,7 @@ describe('wire client', () => {
 
   it('keeps what decoding hides: a JSON body\'s BOM (parsed past, recorded) and bytes that are not UTF-8', async () => {
     const log: Exchange[] = [];
-    const client = new WireClient(log, () => [], 2000, { run: new RunState() });
+    const client = new WireClient(log, () => [], { timeoutMs: 2000, run: new RunState() });
     const bom = await client.request(`http://127.0.0.1:${port}/bom`);
     expect(bom.json).toEqual({ ok: true });
     expect(bom.bytes).toEqual({ bom: true, utf8: true });
@@ -106,7 +106,7 @@ describe('wire client', () => {
   });
 
   it('reads SSE events with arrival times, CRLF and comments included', async () => {
-    const res = await new WireClient([], () => [], 2000, { run: new RunState() }).request(`http://127.0.0.1:${port}/sse`);
+    const res = await new WireClient([], () => [], { timeoutMs: 2000, run: new RunState() }).request(`http://127.0.0.1:${port}/sse`);
     expect(res.messages).toEqual([{ n: 1 }, { n: 2 }]);
     expect(res.events!.map((e) => e.event)).toEqual(['message', undefined]);
     expect(res.bytes).toEqual({ bom: false, utf8: true });
@@ -117,16 +117,16 @@ describe('wire client', () => {
   it('the wire client waits out a 429 as Retry-After says and sends again, recording both exchanges, unless made not to pace', async () => {
     const log: Exchange[] = [];
     const target = { mcpUrl: `http://127.0.0.1:${port}/limited`, headers: {}, timeoutMs: 2000 } as never;
-    const res = await new McpSession(new WireClient(log, () => [], 2000, { run: new RunState() }), target).request('ping');
+    const res = await new McpSession(new WireClient(log, () => [], { timeoutMs: 2000, run: new RunState() }), target).request('ping');
     expect(res.status).toBe(200);
     expect(log.map((e) => e.response?.status)).toEqual([429, 200]);
-    const raw = await new McpSession(new WireClient([], () => [], 2000, { pace: false, run: new RunState() }), target).request('ping');
+    const raw = await new McpSession(new WireClient([], () => [], { timeoutMs: 2000, pace: false, run: new RunState() }), target).request('ping');
     expect(raw.status).toBe(429);
   });
 
 
   it('reports a stream still open at the deadline as not closed, keeping the events read', async () => {
-    const res = await new WireClient([], () => [], 300, { run: new RunState() }).request(`http://127.0.0.1:${port}/open`);
+    const res = await new WireClient([], () => [], { timeoutMs: 300, run: new RunState() }).request(`http://127.0.0.1:${port}/open`);
     expect(res.closed).toBe(false);
     expect(res.messages).toEqual([{ n: 1 }]);
   });
