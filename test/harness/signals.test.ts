@@ -28,6 +28,13 @@ const alive = (pid: number) => {
  * A conformance run ended by a signal ends what it started: the interop matrix's SDK client programs are the
  * command's children, and a node process that dies of a signal takes none with it (src/kit/child-reaper.ts).
  */
+/**
+ * How long a command may take to start its children: a guard against a hang, not a speed limit. The wait ends
+ * as soon as they run; on a busy machine npm, node, the run's preparation and four client runtimes took more
+ * than 10 s (clean-clone CI, 2026-11-29).
+ */
+const START_WAIT_MS = 40_000;
+
 /** Starts the command, waits until it has `least` children, signals it; returns its exit code and the children. */
 async function signalled(args: string[], least: number, signal: NodeJS.Signals): Promise<{ code: number | null; started: number[]; stderr: () => string }> {
   const child = spawn(process.execPath, [program('src/cli/conformance.ts'), ...args, '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -36,7 +43,7 @@ async function signalled(args: string[], least: number, signal: NodeJS.Signals):
     stderr = (stderr + d.toString()).slice(-4000);
   });
   let started: number[] = [];
-  for (let i = 0; i < 100 && started.length < least; i++) {
+  for (let i = 0; i < START_WAIT_MS / 100 && started.length < least; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     started = childrenOf(child.pid!);
   }
@@ -93,7 +100,7 @@ describe('a signal to `npm run <command>`', () => {
   it('conformance, SIGTERM while the SDK clients run: exit 143, no process left', async () => {
     const npm = spawn('npm', ['run', '-s', 'conformance', '--', '--only', 'interop-', '--seed', '1', '--report-dir', mkdtempSync(join(tmpdir(), 'signals-'))], { cwd: PACKAGE_ROOT, stdio: 'ignore' });
     let started: number[] = [];
-    for (let i = 0; i < 100 && started.length < 3; i++) {
+    for (let i = 0; i < START_WAIT_MS / 100 && started.length < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       started = descendantsOf([npm.pid!]);
     }
